@@ -20,8 +20,9 @@
 #   fails it;
 # - one page per operator of the shared marble table (Tests/marbles), with a
 #   picture of each of its cases drawn from what the case recorded when the
-#   Swift runner ran it (SIGNALKIT_MARBLE_DUMP, MarbleTableTests.swift), and
-#   links to the operator in each reference;
+#   Swift runner ran it (SIGNALKIT_MARBLE_DUMP, MarbleTableTests.swift;
+#   tools/docs/marble_svg.py), each checked by tools/docs/marble_check.py,
+#   and links to the operator in each reference;
 # - the benchmark page: Benchmarks/README.md's latest interleaved and full runs
 #   and the Python guide's run against RxPY, plotted, each with its own account.
 # - the guides: README.md, docs/ and the documents they link to, rendered
@@ -110,10 +111,11 @@ docs-serve: ## serve the documentation site on http://127.0.0.1:8000/ (another p
 CITING_DOCS := Sources/SwiftSignalKit/INTERNALS.md Tests/README.md $(wildcard docs/maintainers/*.md)
 
 # The checks of the documents that need no site: part of make test.
-test-doc-checks: ## the docs' checks that need no site: INTERNALS.md and Tests/README.md cite only what exists, each rule stated once (tools/check/check-doc-homes.py), layout.md matches the tree, the site scripts' self-tests, performance.md's cost table is Benchmarks/costs.json's
+test-doc-checks: ## the docs' checks that need no site: INTERNALS.md and Tests/README.md cite only what exists, each rule stated once (tools/check/check-doc-homes.py), layout.md matches the tree, the site scripts' self-tests and the marble pictures' (tools/docs/marble_test.py), performance.md's cost table is Benchmarks/costs.json's
 	$(begin)
 	$(PYTHON) Benchmarks/cost_table.py --check
 	$(PYTHON) tools/docs/selftest.py
+	$(PYTHON) tools/docs/marble_test.py
 	$(PYTHON) tools/check/check-doc-citations.py --selftest
 	$(PYTHON) tools/check/check-doc-citations.py $(CITING_DOCS)
 	$(PYTHON) tools/check/check-doc-homes.py

@@ -13,6 +13,10 @@
  * the case's signal and the recorder, which prints any error as `#`), and
  * that a side effect's call was refused (SK_ERR_UNSUPPORTED).
  *
+ * A bounded operator's drop callback puts each value it is given into a
+ * pipe, recorded as the case's `dropped` line; where its policy ends the
+ * stream (error, block) the error received must be its overflow error.
+ *
  * The table's folder is Tests/marbles from the directory the suite runs in
  * (make runs it from the repository's root), or $SK_MARBLES_DIR.
  */
@@ -30,6 +34,9 @@
 
 /* One frame of the table is one second of virtual time. */
 #define FRAME 1.0
+
+/* The policies of the bounded operators, by their names in the table. */
+#define POLICY_NAMES "dropNewest, dropOldest, latest, error, block"
 
 #define MAX_WORDS 16
 #define MAX_INPUTS 8
@@ -78,6 +85,33 @@ typedef struct failure_log {
     int received_count;
 } failure_log;
 
+/* The case's bounded operator (README.md's `dropped`): what its drop
+ * callback receives goes into `drops` (recorded by `recorder`), the error
+ * its policy ends the stream with (`expect`: the words the message has,
+ * NULL for a policy that drops), the host-drained queues it delivers on. */
+typedef struct bounded_log {
+    bool used;
+    const char *expect;
+    sk_pipe *drops;
+    sk_test_recorder *recorder;
+    sk_queue *hosts[MAX_OPS];
+    size_t host_count;
+    sk_value received; /* the first error the subscriber received */
+    int received_count;
+} bounded_log;
+
+/* `during C XYZ`: the first input's latest subscriber, to put X, Y, Z into
+ * from inside the subscriber's call with C's value. */
+typedef struct feed_log {
+    bool used, done;
+    char trigger;
+    char puts[MAX_LINE];
+    sk_signal *upstream;
+    sk_subscriber *subscriber;
+    const sk_marble_value *values;
+    size_t value_count;
+} feed_log;
+
 typedef struct marble_case {
     char file[256];
     int line;
@@ -95,8 +129,12 @@ typedef struct marble_case {
     also_line also[MAX_ALSO];
     size_t also_count;
     long dispose_at;
+    char dropped[MAX_LINE];
+    bool has_dropped;
     sk_queue *queue;
     failure_log failures;
+    bounded_log bounded;
+    feed_log feed;
 } marble_case;
 
 /* ------------------------------------------------------------------------ */
@@ -446,6 +484,7 @@ typedef struct inner_table {
     sk_signal *signals[MAX_INPUTS];
     size_t count;
     failure_log *log;
+    bounded_log *drops; /* mergeMapBounded's drop callback's */
 } inner_table;
 
 static void inner_table_release(void *ctx) {
@@ -485,6 +524,13 @@ static sk_signal *deferred_fn(void *ctx) {
 
 static sk_signal *inner_signal_fn(void *ctx, const sk_value *value) {
     return inner_signal(ctx, value);
+}
+
+static void drop_fn(void *ctx, const sk_value *value, uint64_t dropped);
+
+/* mergeMapBounded's drop callback, which shares the function's ctx. */
+static void table_drop_fn(void *ctx, const sk_value *value, uint64_t dropped) {
+    drop_fn(((inner_table *)ctx)->drops, value, dropped);
 }
 
 /* For concatMap, switchToLatest, queue and throttled: the value becomes a
@@ -751,18 +797,68 @@ static int apply_standard(marble_case *c, const words *w, const sk_test_operator
     return -1;
 }
 
-/* A bounded buffer's policy by the table's name. */
-static bool parse_overflow(const char *name, sk_overflow *out) {
-    static const struct { const char *name; sk_overflow policy; } POLICIES[] = {
-        {"dropNewest", SK_OVERFLOW_DROP_NEWEST}, {"dropOldest", SK_OVERFLOW_DROP_OLDEST}, {"latest", SK_OVERFLOW_LATEST},
+/* A bounded operator's policy by the table's name; the error it ends the
+ * stream with goes to `log->expect` (error: the overflow; block, which
+ * cannot wait on the virtual clock's one thread: its refusal). */
+static bool parse_overflow(bounded_log *log, const char *name, sk_overflow *out) {
+    static const struct { const char *name; sk_overflow policy; const char *expect; } POLICIES[] = {
+        {"dropNewest", SK_OVERFLOW_DROP_NEWEST, NULL}, {"dropOldest", SK_OVERFLOW_DROP_OLDEST, NULL},
+        {"latest", SK_OVERFLOW_LATEST, NULL}, {"error", SK_OVERFLOW_ERROR, ": overflow: "},
+        {"block", SK_OVERFLOW_BLOCK, ": cannot block: "},
     };
     for (size_t i = 0; i < sizeof POLICIES / sizeof POLICIES[0]; i++) {
         if (strcmp(POLICIES[i].name, name) == 0) {
             *out = POLICIES[i].policy;
+            log->used = true;
+            log->expect = POLICIES[i].expect;
             return true;
         }
     }
     return false;
+}
+
+/* Every bounded operator's drop callback: the value into the case's pipe. */
+static void drop_fn(void *ctx, const sk_value *value, uint64_t dropped) {
+    (void)dropped;
+    bounded_log *log = ctx;
+    SK_OK_OR_ABORT(sk_pipe_put(log->drops, value));
+}
+
+/* queueBounded's: a dropped signal is put as the place of its input among
+ * the operator's (the upstream's value that named it). */
+typedef struct signal_drop {
+    bounded_log *log;
+    sk_signal *signals[MAX_INPUTS];
+    size_t count;
+} signal_drop;
+
+static void signal_drop_fn(void *ctx, const sk_value *value, uint64_t dropped) {
+    (void)dropped;
+    signal_drop *drop = ctx;
+    sk_signal *signal = NULL;
+    int64_t place = -1;
+    if (sk_value_get_signal(value, &signal) == SK_OK) {
+        for (size_t i = 0; i < drop->count; i++) {
+            if (drop->signals[i] == signal) {
+                place = (int64_t)i;
+            }
+        }
+    }
+    sk_value index;
+    sk_value_set_int64(&index, place);
+    SK_OK_OR_ABORT(sk_pipe_put(drop->log->drops, &index));
+}
+
+static void signal_drop_release(void *ctx) {
+    signal_drop *drop = ctx;
+    for (size_t i = 0; i < drop->count; i++) {
+        sk_signal_release(drop->signals[i]);
+    }
+    free(drop);
+}
+
+static void host_drain_fn(void *ctx) {
+    SK_OK_OR_ABORT(sk_queue_host_drain(ctx, 0, NULL));
 }
 
 /* Applies one `op` line to `*signal` (replacing it, +1), or says why not. */
@@ -795,60 +891,83 @@ static bool apply(marble_case *c, char *text, sk_signal **signal, char *why, siz
     } else if (strcmp(op, "bufferTimeBounded") == 0) {
         NEED(4); NUM(1, n); NUM(2, d);
         sk_overflow policy;
-        if (!parse_overflow(w.word[3], &policy)) {
-            snprintf(why, size, "`%s`: `%s` is no policy (dropNewest, dropOldest, latest)", op, w.word[3]);
+        if (!parse_overflow(&c->bounded, w.word[3], &policy)) {
+            snprintf(why, size, "`%s`: `%s` is no policy (%s)", op, w.word[3], POLICY_NAMES);
             return false;
         }
         status = sk_signal_buffer_time_bounded(&made, in, (double)n * FRAME, c->queue, d < 0 ? 0 : (size_t)d, policy,
-                                               NULL, NULL, NULL);
+                                               drop_fn, &c->bounded, NULL);
     } else if (strcmp(op, "queueBounded") == 0) {
         NUM(1, n);
         sk_overflow policy;
-        if (w.count < 3 || !parse_overflow(w.word[2], &policy)) {
-            snprintf(why, size, "`%s`: `%s` is no policy (dropNewest, dropOldest, latest)", op,
-                     w.count < 3 ? "" : w.word[2]);
+        if (w.count < 3 || !parse_overflow(&c->bounded, w.word[2], &policy)) {
+            snprintf(why, size, "`%s`: `%s` is no policy (%s)", op, w.count < 3 ? "" : w.word[2], POLICY_NAMES);
             return false;
         }
         if (!named_inputs(c, &w, 3, named, &named_count, why, size)) return false;
         inner_table *table = make_inner_table(c, named, named_count);
+        signal_drop *drop = calloc(1, sizeof *drop);
+        cr_assert_not_null(drop);
+        drop->log = &c->bounded;
+        for (size_t i = 0; i < named_count; i++) {
+            drop->signals[drop->count++] = sk_signal_retain(named[i]);
+        }
         sk_signal *values = NULL;
         status = sk_signal_map(&values, in, inner_value_fn, table, inner_table_release);
         if (status == SK_OK) {
-            status = sk_signal_queue_bounded(&made, values, n < 0 ? 0 : (size_t)n, policy, NULL, NULL, NULL);
+            status = sk_signal_queue_bounded(&made, values, n < 0 ? 0 : (size_t)n, policy, signal_drop_fn, drop,
+                                             signal_drop_release);
             sk_signal_release(values);
+        } else {
+            signal_drop_release(drop);
         }
     } else if (strcmp(op, "mergeMapBounded") == 0) {
         NUM(1, n); NUM(2, d);
         sk_overflow policy;
-        if (w.count < 4 || !parse_overflow(w.word[3], &policy)) {
-            snprintf(why, size, "`%s`: `%s` is no policy (dropNewest, dropOldest, latest)", op,
-                     w.count < 4 ? "" : w.word[3]);
+        if (w.count < 4 || !parse_overflow(&c->bounded, w.word[3], &policy)) {
+            snprintf(why, size, "`%s`: `%s` is no policy (%s)", op, w.count < 4 ? "" : w.word[3], POLICY_NAMES);
             return false;
         }
         if (!named_or_failing(c, &w, 4, named, &named_count, why, size)) return false;
         inner_table *table = make_inner_table(c, named, named_count);
+        table->drops = &c->bounded;
         status = sk_signal_merge_map_bounded(&made, in, n < 0 ? SIZE_MAX : (size_t)n, d < 0 ? 0 : (size_t)d, policy,
-                                             inner_signal_fn, NULL, table, inner_table_release);
+                                             inner_signal_fn, table_drop_fn, table, inner_table_release);
     } else if (strcmp(op, "zipBounded") == 0) {
         NUM(1, n);
         sk_overflow policy;
-        if (w.count < 3 || !parse_overflow(w.word[2], &policy)) {
-            snprintf(why, size, "`%s`: `%s` is no policy (dropNewest, dropOldest, latest)", op,
-                     w.count < 3 ? "" : w.word[2]);
+        if (w.count < 3 || !parse_overflow(&c->bounded, w.word[2], &policy)) {
+            snprintf(why, size, "`%s`: `%s` is no policy (%s)", op, w.count < 3 ? "" : w.word[2], POLICY_NAMES);
             return false;
         }
         if (!named_inputs(c, &w, 3, named, &named_count, why, size)) return false;
-        status = sk_signal_zip_bounded(&made, named, named_count, n < 0 ? 0 : (size_t)n, policy, NULL, NULL, NULL);
+        status = sk_signal_zip_bounded(&made, named, named_count, n < 0 ? 0 : (size_t)n, policy, drop_fn, &c->bounded,
+                                       NULL);
     } else if (strcmp(op, "deliverOnBounded") == 0 || strcmp(op, "onBackpressureBuffer") == 0) {
-        NEED(3); NUM(1, n);
+        /* deliverOnBounded N P host F...: on a host-drained queue, drained
+         * at the frames F, instead of the case's virtual queue. */
+        bool host = op[0] == 'd' && w.count > 4 && strcmp(w.word[3], "host") == 0;
+        if (!host) NEED(3);
+        NUM(1, n);
         sk_overflow policy;
-        if (!parse_overflow(w.word[2], &policy)) {
-            snprintf(why, size, "`%s`: `%s` is no policy (dropNewest, dropOldest, latest)", op, w.word[2]);
+        if (!parse_overflow(&c->bounded, w.word[2], &policy)) {
+            snprintf(why, size, "`%s`: `%s` is no policy (%s)", op, w.word[2], POLICY_NAMES);
             return false;
         }
+        sk_queue *queue = c->queue;
+        if (host) {
+            cr_assert(c->bounded.host_count < MAX_OPS);
+            SK_OK_OR_FAIL(sk_queue_create_host(&queue, "marble host"));
+            c->bounded.hosts[c->bounded.host_count++] = queue;
+            for (size_t i = 4; i < w.count; i++) {
+                NUM(i, d);
+                SK_OK_OR_FAIL(sk_queue_after(c->queue, (double)d * FRAME, host_drain_fn, queue, NULL));
+            }
+        }
         size_t capacity = n < 0 ? 0 : (size_t)n;
-        status = op[0] == 'd' ? sk_signal_deliver_on_bounded(&made, in, c->queue, capacity, policy, NULL, NULL, NULL)
-                              : sk_signal_on_backpressure_buffer(&made, in, capacity, policy, NULL, NULL, NULL);
+        status = op[0] == 'd'
+                     ? sk_signal_deliver_on_bounded(&made, in, queue, capacity, policy, drop_fn, &c->bounded, NULL)
+                     : sk_signal_on_backpressure_buffer(&made, in, capacity, policy, drop_fn, &c->bounded, NULL);
     } else if (strcmp(op, "switchMap") == 0) {
         if (!named_or_failing(c, &w, 1, named, &named_count, why, size)) return false;
         inner_table *table = make_inner_table(c, named, named_count);
@@ -1004,6 +1123,85 @@ static void compare_diagram(marble_case *c, sk_test_recorder *recorder, const ch
     }
 }
 
+/* `during`: the first input, whose latest subscriber the feed keeps. */
+static void forward_next_fn(void *ctx, const sk_value *value) {
+    SK_OK_OR_ABORT(sk_subscriber_put_next(ctx, value));
+}
+
+static void forward_error_fn(void *ctx, const sk_value *error) {
+    SK_OK_OR_ABORT(sk_subscriber_put_error(ctx, error));
+}
+
+static void forward_completed_fn(void *ctx) {
+    SK_OK_OR_ABORT(sk_subscriber_put_completion(ctx));
+}
+
+static void subscriber_release_fn(void *ctx) {
+    sk_subscriber_release(ctx);
+}
+
+static sk_disposable *feed_generator_fn(void *ctx, sk_subscriber *subscriber) {
+    feed_log *feed = ctx;
+    sk_subscriber_release(feed->subscriber);
+    feed->subscriber = sk_subscriber_retain(subscriber);
+    sk_observer forward = {forward_next_fn, forward_error_fn, forward_completed_fn, sk_subscriber_retain(subscriber),
+                           subscriber_release_fn};
+    sk_disposable *started = NULL;
+    SK_OK_OR_ABORT(sk_signal_start(&started, feed->upstream, &forward));
+    return started;
+}
+
+static const sk_value *marble_value_of(const feed_log *feed, char symbol) {
+    for (size_t i = 0; i < feed->value_count; i++) {
+        if (feed->values[i].symbol == symbol) {
+            return &feed->values[i].value;
+        }
+    }
+    return NULL;
+}
+
+/* After the case's operators: the subscriber's first call with the
+ * trigger's value puts the feed's values into the first input. */
+static void feed_fn(void *ctx, const sk_value *value) {
+    feed_log *feed = ctx;
+    const sk_value *trigger = marble_value_of(feed, feed->trigger);
+    if (feed->done || !trigger || !sk_value_equal(trigger, value)) {
+        return;
+    }
+    feed->done = true;
+    for (const char *p = feed->puts; *p; p++) {
+        const sk_value *put = marble_value_of(feed, *p);
+        cr_assert_not_null(put, "`during`: `%c` stands for no value", *p);
+        SK_OK_OR_ABORT(sk_subscriber_put_next(feed->subscriber, put));
+    }
+}
+
+/* Between the case's signal and its subscribers, where the bounded
+ * operator's policy ends the stream: keeps the first error received. */
+static sk_signal *bounded_error_fn(void *ctx, const sk_value *error) {
+    bounded_log *log = ctx;
+    if (log->received_count++ == 0) {
+        SK_OK_OR_ABORT(sk_value_copy(&log->received, error));
+    }
+    sk_signal *failing = NULL;
+    SK_OK_OR_ABORT(sk_signal_fail(&failing, error));
+    return failing;
+}
+
+/* Adds to `failures` an error received that is not the bounded operator's
+ * overflow error (a string with its words). */
+static void check_bounded_error(marble_case *c, char *failures, size_t size) {
+    bounded_log *log = &c->bounded;
+    const char *text = NULL;
+    size_t length = 0;
+    if (log->received_count != 1 || sk_value_get_string(&log->received, &text, &length) != SK_OK ||
+        !strstr(text, log->expect)) {
+        size_t used = strlen(failures);
+        snprintf(failures + used, size - used, "\n    the error received is not the overflow error with \"%s\" "
+                 "(%d error(s) received%s%s)", log->expect, log->received_count, text ? ": " : "", text ? text : "");
+    }
+}
+
 /* Runs a read case; empty `failures` when every expectation holds. */
 static void run_case(marble_case *c, char *failures, size_t size) {
     failures[0] = '\0';
@@ -1023,6 +1221,13 @@ static void run_case(marble_case *c, char *failures, size_t size) {
         }
     }
     sk_signal *signal = sk_signal_retain(c->inputs[0].signal);
+    if (c->feed.used) {
+        c->feed.upstream = signal;
+        c->feed.values = c->values;
+        c->feed.value_count = c->value_count;
+        signal = NULL;
+        SK_OK_OR_FAIL(sk_signal_create(&signal, feed_generator_fn, &c->feed, NULL));
+    }
     for (size_t i = 0; i < c->op_count; i++) {
         char why[512];
         char text[MAX_LINE];
@@ -1033,11 +1238,35 @@ static void run_case(marble_case *c, char *failures, size_t size) {
             goto cleanup;
         }
     }
+    if (c->feed.used) {
+        sk_signal *fed = NULL;
+        SK_OK_OR_FAIL(sk_signal_after_next(&fed, signal, feed_fn, &c->feed, NULL));
+        sk_signal_release(signal);
+        signal = fed;
+    }
     if (c->failures.used) {
         sk_signal *checked = NULL;
         SK_OK_OR_FAIL(sk_signal_catch(&checked, signal, received_error_fn, &c->failures, NULL));
         sk_signal_release(signal);
         signal = checked;
+    }
+    if (c->bounded.expect) {
+        sk_signal *checked = NULL;
+        SK_OK_OR_FAIL(sk_signal_catch(&checked, signal, bounded_error_fn, &c->bounded, NULL));
+        sk_signal_release(signal);
+        signal = checked;
+    }
+    if (c->has_dropped && !c->bounded.used) {
+        snprintf(failures, size, "\n    `dropped` in a case without a bounded operator");
+        sk_signal_release(signal);
+        goto cleanup;
+    }
+    if (c->bounded.used) {
+        sk_signal *drops = NULL;
+        SK_OK_OR_FAIL(sk_pipe_create(&c->bounded.drops, false));
+        SK_OK_OR_FAIL(sk_pipe_signal(&drops, c->bounded.drops));
+        SK_OK_OR_FAIL(sk_test_record(&c->bounded.recorder, drops, c->queue, FRAME));
+        sk_signal_release(drops);
     }
     sk_test_recorder *recorder = NULL;
     SK_OK_OR_FAIL(sk_test_record(&recorder, signal, c->queue, FRAME));
@@ -1066,6 +1295,12 @@ static void run_case(marble_case *c, char *failures, size_t size) {
         snprintf(failures + used, size - used, "\n    the queue still had work after %zu tasks", most);
     }
     compare_diagram(c, recorder, c->out, "out", failures, size);
+    if (c->bounded.used) {
+        compare_diagram(c, c->bounded.recorder, c->has_dropped ? c->dropped : "", "dropped", failures, size);
+    }
+    if (c->bounded.expect && strchr(c->out, '#')) {
+        check_bounded_error(c, failures, size);
+    }
     for (size_t i = 0; i < c->also_count; i++) {
         char who[32];
         snprintf(who, sizeof who, "also %zu", i + 1);
@@ -1118,6 +1353,17 @@ static void run_case(marble_case *c, char *failures, size_t size) {
         check_failures(c, failures, size);
     }
 cleanup:
+    if (c->bounded.recorder) {
+        sk_test_recorder_dispose(c->bounded.recorder);
+        sk_test_recorder_release(c->bounded.recorder);
+    }
+    sk_pipe_release(c->bounded.drops);
+    for (size_t i = 0; i < c->bounded.host_count; i++) {
+        sk_queue_release(c->bounded.hosts[i]);
+    }
+    sk_value_release(&c->bounded.received);
+    sk_subscriber_release(c->feed.subscriber);
+    sk_signal_release(c->feed.upstream);
     for (size_t i = 0; i < c->input_count; i++) {
         sk_signal_release(c->inputs[i].signal);
         sk_test_subscriptions_release(c->inputs[i].log);
@@ -1228,6 +1474,19 @@ static void run_file(const char *path, report *r) {
                     ok = parse_frame(w.word[2], &s->from) && s->from >= 0 && parse_frame(w.word[3], &s->to);
                 }
             }
+        } else if (strcmp(key, "dropped") == 0) {
+            ok = w.count == 2 && !c->has_dropped;
+            if (ok) {
+                snprintf(c->dropped, sizeof c->dropped, "%s", w.word[1]);
+                c->has_dropped = true;
+            }
+        } else if (strcmp(key, "during") == 0) {
+            ok = w.count == 3 && strlen(w.word[1]) == 1 && !c->feed.used;
+            if (ok) {
+                c->feed.used = true;
+                c->feed.trigger = w.word[1][0];
+                snprintf(c->feed.puts, sizeof c->feed.puts, "%s", w.word[2]);
+            }
         } else if (strcmp(key, "dispose") == 0) {
             ok = w.count == 2 && parse_frame(w.word[1], &c->dispose_at) && c->dispose_at >= 0;
         } else if (strcmp(key, "also") == 0) {
@@ -1309,6 +1568,39 @@ Test(marble_table, share_cases, .timeout = SK_TEST_TIMEOUT) { run_table_file("sh
 Test(marble_table, side_effects_cases, .timeout = SK_TEST_TIMEOUT) { run_table_file("side_effects"); }
 Test(marble_table, take_cases, .timeout = SK_TEST_TIMEOUT) { run_table_file("take"); }
 Test(marble_table, timing_cases, .timeout = SK_TEST_TIMEOUT) { run_table_file("timing"); }
+
+/* The runner's report on a table written here, in a file of its own. */
+static report run_text(const char *text) {
+    char path[] = "/tmp/sk_marble_table_XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert(fd >= 0, "mkstemp: %s", strerror(errno));
+    FILE *file = fdopen(fd, "w");
+    cr_assert_not_null(file);
+    fputs(text, file);
+    fclose(file);
+    report r = {0};
+    run_file(path, &r);
+    remove(path);
+    return r;
+}
+
+/* A wrong `dropped` line fails, and so does an error that is not the
+ * overflow error where the policy is error. */
+Test(marble_table, the_runner_checks_drops_and_the_overflow_error, .timeout = SK_TEST_TIMEOUT) {
+    const char *head = "case d\nin a -1-----6|\nduring 1 2345\n";
+    char text[512];
+    snprintf(text, sizeof text, "%sop onBackpressureBuffer 2 dropNewest\nout -(123)-----6|\ndropped -(45)\nend\n",
+             head);
+    report r = run_text(text);
+    cr_assert(r.passed == 1 && r.failed == 0, "%s", r.text);
+    snprintf(text, sizeof text, "%sop onBackpressureBuffer 2 dropNewest\nout -(123)-----6|\ndropped -(44)\nend\n",
+             head);
+    r = run_text(text);
+    cr_assert(r.failed == 1 && strstr(r.text, "dropped: expected -(44), got -(45)"), "%s", r.text);
+    r = run_text("case e\nin a -1-#\nop onBackpressureBuffer 2 error\nout -1-#\nend\n");
+    cr_assert(r.failed == 1 && strstr(r.text, "not the overflow error"), "%s", r.text);
+    expect_no_live_objects(0);
+}
 
 /* Every file of the folder is one of the above: a new file must get its test. */
 Test(marble_table, every_file_of_the_table_is_run, .timeout = SK_TEST_TIMEOUT) {

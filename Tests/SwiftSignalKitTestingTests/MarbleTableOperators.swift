@@ -186,7 +186,7 @@ enum MarbleOperators {
     /// An operator of the table: those of a standard shape from
     /// MarbleTableOperators.generated.swift (tools/api/operators.py), the
     /// others here.
-    static func apply(_ operation: MarbleCase.Operation, to signal: MarbleSignal, inputs: [String: TestSignal<MarbleValue, MarbleFailure>], scheduler: TestScheduler, failures: MarbleFailures) throws(MarbleTableError) -> MarbleSignal {
+    static func apply(_ operation: MarbleCase.Operation, to signal: MarbleSignal, inputs: [String: TestSignal<MarbleValue, MarbleFailure>], scheduler: TestScheduler, failures: MarbleFailures, bounded: MarbleBounded) throws(MarbleTableError) -> MarbleSignal {
         if let why = self.cannotFail(operation) {
             throw MarbleTableError(message: "line \(operation.line): `\(([operation.name] + operation.arguments).joined(separator: " "))`: \(why)", left: true)
         }
@@ -305,91 +305,63 @@ enum MarbleOperators {
             let frames = try self.integer(arguments, 1, operation)
             return signal |> retry(count: count, delay: scheduler.seconds(frames), queue: scheduler.queue)
         // Timing (durations in frames)
+        // The bounded operators: each dropped value goes to the case's
+        // drop recording (README.md's `dropped`).
         case "bufferTimeBounded":
             let frames = try self.integer(arguments, 0, operation)
             let capacity = try self.integer(arguments, 1, operation)
-            let overflow: SignalOverflow<MarbleFailure>
-            switch try self.word(arguments, 2, operation) {
-            case "dropNewest":
-                overflow = .dropNewest
-            case "dropOldest":
-                overflow = .dropOldest
-            case "latest":
-                overflow = .latest
-            case let other:
-                throw MarbleTableError(message: "line \(operation.line): `\(other)` is no policy (dropNewest, dropOldest, latest)")
-            }
-            return signal |> buffer(timeSpan: scheduler.seconds(frames), queue: scheduler.queue, capacity: capacity, overflow: overflow)
+            let overflow = try bounded.overflow(self.word(arguments, 2, operation), operation)
+            return signal |> buffer(timeSpan: scheduler.seconds(frames), queue: scheduler.queue, capacity: capacity, overflow: overflow, onDrop: bounded.onDrop)
                 |> map { MarbleValue.list($0.flatMap(\.ints)) }
         case "queueBounded":
             let capacity = try self.integer(arguments, 0, operation)
-            let overflow: SignalOverflow<MarbleFailure>
-            switch try self.word(arguments, 1, operation) {
-            case "dropNewest":
-                overflow = .dropNewest
-            case "dropOldest":
-                overflow = .dropOldest
-            case "latest":
-                overflow = .latest
-            case let other:
-                throw MarbleTableError(message: "line \(operation.line): `\(other)` is no policy (dropNewest, dropOldest, latest)")
-            }
+            let overflow = try bounded.overflow(self.word(arguments, 1, operation), operation)
             let signals = try self.named(Array(arguments.dropFirst(2)), inputs, operation)
             let inner = signal |> map { value -> MarbleSignal in
                 let index = value.int
                 return index >= 0 && index < signals.count ? signals[index] : MarbleSignal.complete()
             }
-            return inner |> mergeMap(maxConcurrent: 1, capacity: capacity, overflow: overflow) { $0 }
+            // A dropped signal is recorded as the upstream's value that
+            // named it (its place among the inputs).
+            return inner |> mergeMap(maxConcurrent: 1, capacity: capacity, overflow: overflow, onDrop: { dropped, count in
+                bounded.onDrop(.int(signals.firstIndex { $0 === dropped } ?? -1), count)
+            }) { $0 }
         case "mergeMapBounded":
             let limit = try self.integer(arguments, 0, operation)
             let capacity = try self.integer(arguments, 1, operation)
-            let overflow: SignalOverflow<MarbleFailure>
-            switch try self.word(arguments, 2, operation) {
-            case "dropNewest":
-                overflow = .dropNewest
-            case "dropOldest":
-                overflow = .dropOldest
-            case "latest":
-                overflow = .latest
-            case let other:
-                throw MarbleTableError(message: "line \(operation.line): `\(other)` is no policy (dropNewest, dropOldest, latest)")
-            }
+            let overflow = try bounded.overflow(self.word(arguments, 2, operation), operation)
             let signals = try self.namedOrFailing(Array(arguments.dropFirst(3)), inputs, operation)
-            return signal |> mergeMap(maxConcurrent: limit, capacity: capacity, overflow: overflow) { value in
+            return signal |> mergeMap(maxConcurrent: limit, capacity: capacity, overflow: overflow, onDrop: bounded.onDrop) { value in
                 pick(signals, value.int)
             }
         case "zipBounded":
             let capacity = try self.integer(arguments, 0, operation)
-            let overflow: SignalOverflow<MarbleFailure>
-            switch try self.word(arguments, 1, operation) {
-            case "dropNewest":
-                overflow = .dropNewest
-            case "dropOldest":
-                overflow = .dropOldest
-            case "latest":
-                overflow = .latest
-            case let other:
-                throw MarbleTableError(message: "line \(operation.line): `\(other)` is no policy (dropNewest, dropOldest, latest)")
-            }
+            let overflow = try bounded.overflow(self.word(arguments, 1, operation), operation)
             let signals = try self.named(Array(arguments.dropFirst(2)), inputs, operation)
-            return zip(signals, capacity: capacity, overflow: overflow) |> map { MarbleValue.list($0.flatMap(\.ints)) }
+            return zip(signals, capacity: capacity, overflow: overflow, onDrop: bounded.onDrop) |> map { MarbleValue.list($0.flatMap(\.ints)) }
         case "deliverOnBounded", "onBackpressureBuffer":
             let capacity = try self.integer(arguments, 0, operation)
-            let overflow: SignalOverflow<MarbleFailure>
-            switch try self.word(arguments, 1, operation) {
-            case "dropNewest":
-                overflow = .dropNewest
-            case "dropOldest":
-                overflow = .dropOldest
-            case "latest":
-                overflow = .latest
-            case let other:
-                throw MarbleTableError(message: "line \(operation.line): `\(other)` is no policy (dropNewest, dropOldest, latest)")
+            let overflow = try bounded.overflow(self.word(arguments, 1, operation), operation)
+            if operation.name == "onBackpressureBuffer" {
+                guard arguments.count == 2 else {
+                    throw MarbleTableError(message: "line \(operation.line): `onBackpressureBuffer` takes a capacity and a policy")
+                }
+                return signal |> onBackpressureBuffer(capacity: capacity, overflow: overflow, onDrop: bounded.onDrop)
             }
-            if operation.name == "deliverOnBounded" {
-                return signal |> deliverOn(scheduler.queue, capacity: capacity, overflow: overflow)
+            // `host F...`: a host-drained queue, drained at those frames,
+            // instead of the case's virtual queue.
+            var queue = scheduler.queue
+            if arguments.count > 2 {
+                var frames: [Int] = []
+                for index in 3 ..< arguments.count {
+                    frames.append(try self.integer(arguments, index, operation))
+                }
+                guard arguments[2] == "host", !frames.isEmpty else {
+                    throw MarbleTableError(message: "line \(operation.line): `deliverOnBounded N P` is followed by nothing or by `host` and frames")
+                }
+                queue = try bounded.hostQueue(drainedAt: frames)
             }
-            return signal |> onBackpressureBuffer(capacity: capacity, overflow: overflow)
+            return signal |> deliverOn(queue, capacity: capacity, overflow: overflow, onDrop: bounded.onDrop)
         default:
             throw MarbleTableError(message: "line \(operation.line): unknown operator `\(operation.name)`")
         }

@@ -15,6 +15,10 @@ import SwiftSignalKitTesting
 /// received): `make docs` draws the operators' marble pictures from it
 /// (tools/docs/marbles.py), so a picture shows what ran, never the `out` line.
 ///
+/// A case's bounded operator gives its drops to a recording compared with
+/// the case's `dropped` line (README.md's "Bounded operators"); where its
+/// policy ends the stream, the `out` line's `#` is its overflow error.
+///
 /// A case where a callback fails (`!`, the README's "Functions"): a signal
 /// function returns a failing signal, whose error the `out` line's `#` must
 /// be; Swift's other closures cannot fail, so those cases are left to what
@@ -118,6 +122,106 @@ final class MarbleFailures {
     }
 }
 
+/// The case's bounded operator (README.md's `dropped`): every value its
+/// drop callback receives, put into `drops` (recorded with its frame), the
+/// error its policy ends the stream with (`error`, `block`), and the
+/// host-drained queues it delivers on (`deliverOnBounded N P host F...`),
+/// closed when the case ends. Used on the thread that runs the virtual clock.
+final class MarbleBounded {
+    let scheduler: TestScheduler
+    let drops = ValuePipe<MarbleValue>()
+    /// Whether the case has a bounded operator.
+    var used = false
+    /// The error its `#` must be, when its policy is `error` or `block`.
+    var overflowError: MarbleFailure?
+    var hostQueues: [Queue] = []
+
+    init(scheduler: TestScheduler) {
+        self.scheduler = scheduler
+    }
+
+    /// The drop callback of the case's bounded operator.
+    func onDrop(_ value: MarbleValue, _ count: Int) {
+        self.drops.putNext(value)
+    }
+
+    /// A policy by the table's name: `error` ends the stream with the error
+    /// "overflow", `block` (which cannot wait on the virtual clock's one
+    /// thread) with "cannot block".
+    func overflow(_ name: String, _ operation: MarbleCase.Operation) throws(MarbleTableError) -> SignalOverflow<MarbleFailure> {
+        self.used = true
+        let failure: (SignalOverflowError) -> MarbleFailure = { error in
+            MarbleFailure(message: error.reason == .overflow ? "overflow" : "cannot block")
+        }
+        switch name {
+        case "dropNewest":
+            return .dropNewest
+        case "dropOldest":
+            return .dropOldest
+        case "latest":
+            return .latest
+        case "error":
+            self.overflowError = MarbleFailure(message: "overflow")
+            return .fail(failure)
+        case "block":
+            self.overflowError = MarbleFailure(message: "cannot block")
+            return .block(refused: failure)
+        default:
+            throw MarbleTableError(message: "line \(operation.line): `\(name)` is no policy (dropNewest, dropOldest, latest, error, block)")
+        }
+    }
+
+    /// A host-drained queue drained at each of `frames`.
+    func hostQueue(drainedAt frames: [Int]) throws(MarbleTableError) -> Queue {
+        let queue: Queue
+        do {
+            queue = try Queue.makeHostDrained(name: "marble host")
+        } catch {
+            throw MarbleTableError(message: "no host-drained queue: \(error)")
+        }
+        self.hostQueues.append(queue)
+        for frame in frames {
+            self.scheduler.schedule(at: frame) {
+                _ = try? queue.drain()
+            }
+        }
+        return queue
+    }
+
+    func close() {
+        for queue in self.hostQueues {
+            queue.closeHostDrained()
+        }
+    }
+}
+
+/// The first input of a case with a `during` line: its subscriber, to put
+/// values into from inside a delivery, and what was put, with its frames.
+final class MarbleFeed {
+    let scheduler: TestScheduler
+    var subscriber: Subscriber<MarbleValue, MarbleFailure>?
+    var put: [(frame: Int, value: MarbleValue)] = []
+
+    init(scheduler: TestScheduler) {
+        self.scheduler = scheduler
+    }
+
+    /// `signal`, whose latest subscriber is kept.
+    func wrap(_ signal: MarbleSignal) -> MarbleSignal {
+        return MarbleSignal { [self] subscriber in
+            self.subscriber = subscriber
+            return signal.start(next: { subscriber.putNext($0) }, error: { subscriber.putError($0) }, completed: { subscriber.putCompletion() })
+        }
+    }
+
+    func put(_ values: [MarbleValue]) {
+        for value in values {
+            self.put.append((self.scheduler.now, value))
+            self.subscriber?.putNext(value)
+        }
+    }
+}
+
 /// A value of the table: an integer, or a list of them (what `zip`,
 /// `pairwise`, `withLatestFrom`, `buffer`... emit).
 enum MarbleValue: Equatable, CustomStringConvertible {
@@ -206,6 +310,11 @@ struct MarbleCase {
     /// More subscribers of the same signal: from, to (nil: never disposed),
     /// expected diagram.
     var others: [(from: Int, to: Int?, expected: String)] = []
+    /// What the bounded operator's drop callback must receive (`dropped`).
+    var dropped: String?
+    /// `during C XYZ`: the values put into the first input from inside the
+    /// subscriber's call with C's value.
+    var during: (trigger: Character, puts: [Character])?
 
     init(name: String, location: String) {
         self.name = name
@@ -278,6 +387,13 @@ struct MarbleCase {
                     throw MarbleTableError(message: "\(where_): `also` takes the frame subscribed, the frame disposed (or -) and a diagram")
                 }
                 building.others.append((from, Int(words[2]), rest(after: 3)))
+            case "dropped":
+                building.dropped = rest(after: 1)
+            case "during":
+                guard words.count == 3, words[1].count == 1 else {
+                    throw MarbleTableError(message: "\(where_): `during` takes a value's character and the characters of the values put")
+                }
+                building.during = (words[1].first!, Array(words[2]))
             case "dispose":
                 guard words.count == 2, let frame = Int(words[1]) else {
                     throw MarbleTableError(message: "\(where_): `dispose` takes a frame")
@@ -333,11 +449,44 @@ struct MarbleCase {
             }
         }
         var signal = sources[self.inputs[0].name]!.signal
+        // `during`: the first input, with the values the subscriber puts
+        // into it from inside its call (recorded with their frames).
+        let feed = MarbleFeed(scheduler: scheduler)
+        if self.during != nil {
+            signal = feed.wrap(signal)
+        }
         let callbackFailures = MarbleFailures()
+        let bounded = MarbleBounded(scheduler: scheduler)
+        defer {
+            bounded.close()
+        }
         for operation in self.operations {
-            signal = try MarbleOperators.apply(operation, to: signal, inputs: sources, scheduler: scheduler, failures: callbackFailures)
+            signal = try MarbleOperators.apply(operation, to: signal, inputs: sources, scheduler: scheduler, failures: callbackFailures, bounded: bounded)
+        }
+        if let during = self.during {
+            guard let trigger = values[during.trigger] else {
+                throw MarbleTableError(message: "`during`: `\(during.trigger)` stands for no value")
+            }
+            var puts: [MarbleValue] = []
+            for character in during.puts {
+                guard let value = values[character] else {
+                    throw MarbleTableError(message: "`during`: `\(character)` stands for no value")
+                }
+                puts.append(value)
+            }
+            var done = false
+            signal = signal |> afterNext { value in
+                if !done && value == trigger {
+                    done = true
+                    feed.put(puts)
+                }
+            }
+        }
+        if self.dropped != nil && !bounded.used {
+            throw MarbleTableError(message: "`dropped` in a case without a bounded operator")
         }
         let failing = self.operations.contains { $0.arguments.contains { $0.contains("!") } }
+        let dropRecorder = bounded.used ? scheduler.record(bounded.drops.signal() |> castError(MarbleFailure.self)) : nil
         let recorder = scheduler.record(signal, disposeAt: self.disposeAt)
         let others = self.others.map { other in
             (scheduler.record(signal, subscribeAt: other.from, disposeAt: other.to), other.expected)
@@ -352,9 +501,15 @@ struct MarbleCase {
         if failing && callbackFailures.raised.isEmpty {
             failures.append("no callback failed: the `!` was never reached")
         }
-        let expectedError = failing ? callbackFailures.raised.first ?? MarbleFailure(message: "no callback failed") : MarbleFailure()
+        // Where the bounded operator's policy ends the stream, its `#` is
+        // that operator's overflow error.
+        let expectedError = failing ? callbackFailures.raised.first ?? MarbleFailure(message: "no callback failed")
+            : bounded.overflowError ?? MarbleFailure()
         if let mismatch = recorder.mismatch(self.expected!, values: values, error: expectedError) {
             failures.append(mismatch)
+        }
+        if let dropRecorder, let mismatch = dropRecorder.mismatch(self.dropped ?? "", values: values, error: MarbleFailure()) {
+            failures.append("dropped:\n" + mismatch)
         }
         for (index, (other, expected)) in others.enumerated() {
             if let mismatch = other.mismatch(expected, values: values, error: MarbleFailure()) {
@@ -376,8 +531,9 @@ struct MarbleCase {
                 failures.append("subscriptions of \(input): expected \(expected), got \(source.subscriptions)")
             }
         }
-        recording?(self.recordingJSON(sources: sources, recorder: recorder, others: others.map(\.0)))
+        recording?(self.recordingJSON(sources: sources, recorder: recorder, others: others.map(\.0), drops: dropRecorder, during: feed.put))
         recorder.dispose()
+        dropRecorder?.dispose()
         for (other, _) in others {
             other.dispose()
         }
@@ -386,12 +542,18 @@ struct MarbleCase {
 
     /// What the case ran, for the pictures: its operators (`op` lines), each
     /// input's events as its diagram gives them (`t` in frames from its
-    /// subscription point) with the frames it was subscribed and disposed,
-    /// and the events each subscriber recorded (`t` in frames of the clock).
+    /// subscription point) with the frames it was subscribed and disposed
+    /// (and, for the first input, `during`: the values put into it from
+    /// inside the delivery of the value `on`, `t` in frames of the clock),
+    /// the events each subscriber recorded (`t` in frames of the clock),
+    /// and, in a case with a bounded operator, `dropped`: what its drop
+    /// callback received.
     func recordingJSON(
         sources: [String: TestSignal<MarbleValue, MarbleFailure>],
         recorder: TestRecorder<MarbleValue, MarbleFailure>,
-        others: [TestRecorder<MarbleValue, MarbleFailure>]
+        others: [TestRecorder<MarbleValue, MarbleFailure>],
+        drops: TestRecorder<MarbleValue, MarbleFailure>?,
+        during: [(frame: Int, value: MarbleValue)]
     ) -> [String: Any] {
         func events(_ timeline: MarbleTimeline<MarbleValue, MarbleFailure>) -> [[String: Any]] {
             return timeline.events.map { event in
@@ -405,9 +567,9 @@ struct MarbleCase {
                 }
             }
         }
-        let inputs: [[String: Any]] = self.inputs.map { input in
+        let inputs: [[String: Any]] = self.inputs.enumerated().map { index, input in
             let source = sources[input.name]!
-            return [
+            var item: [String: Any] = [
                 "name": input.name,
                 "hot": input.hot,
                 "events": events(source.timeline),
@@ -415,6 +577,12 @@ struct MarbleCase {
                     ["from": log.subscribed, "to": log.disposed.map { $0 as Any } ?? NSNull()]
                 },
             ]
+            if index == 0, let trigger = self.during.flatMap({ self.characterValues[$0.trigger] }) {
+                item["during"] = during.map {
+                    ["t": $0.frame, "kind": "next", "value": $0.value.description, "on": trigger.description]
+                }
+            }
+            return item
         }
         var subscribers: [[String: Any]] = [[
             "from": 0, "to": self.disposeAt.map { $0 as Any } ?? NSNull(), "events": events(recorder.timeline),
@@ -422,12 +590,16 @@ struct MarbleCase {
         for (other, recorded) in zip(self.others, others) {
             subscribers.append(["from": other.from, "to": other.to.map { $0 as Any } ?? NSNull(), "events": events(recorded.timeline)])
         }
-        return [
+        var recorded: [String: Any] = [
             "name": self.name,
             "location": self.location,
             "operators": self.operations.map { ([$0.name] + $0.arguments).joined(separator: " ") },
             "inputs": inputs,
             "subscribers": subscribers,
         ]
+        if let drops {
+            recorded["dropped"] = events(drops.timeline).map { ["t": $0["t"]!, "value": $0["value"]!] }
+        }
+        return recorded
     }
 }

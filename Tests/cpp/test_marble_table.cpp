@@ -21,6 +21,12 @@
  * whose callable would throw (std::terminate) is left, counted and named
  * in the suite's log, neither passed nor failed.
  *
+ * A bounded operator's on_drop puts each value into a pipe, recorded as the
+ * case's `dropped` line; where its policy ends the stream (error, block)
+ * the error received must be its overflow error. merge_map and
+ * queue_signals with a capacity take no on_drop: their drops cannot be
+ * seen from C++, and their `dropped` lines are named in the log, unchecked.
+ *
  * The folder is Tests/marbles from the directory the suite runs in (make
  * runs it from the repository's root), or $SK_MARBLES_DIR.
  */
@@ -39,6 +45,7 @@
 #include <fstream>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -69,6 +76,19 @@ struct case_left : std::runtime_error {
  * (`!`, README.md's "Functions"). */
 struct marble_failure : std::runtime_error {
     using std::runtime_error::runtime_error;
+};
+
+/* The case's bounded operator: what its on_drop receives (into `drops`,
+ * recorded as the `dropped` line), the words of the error its policy ends
+ * the stream with, why its drops cannot be seen (an operator of
+ * signalkit.hpp without on_drop), its host queues. */
+struct bounded_log {
+    bool used = false;
+    std::string expect;
+    std::string unseen;
+    signalkit::pipe drops = signalkit::pipe::create();
+    std::vector<signalkit::queue> hosts;
+    std::vector<std::string> received; /* the errors the subscriber received */
 };
 
 /* The case's failing callables and what came of them. */
@@ -328,6 +348,9 @@ struct marble_case {
     std::vector<sub_line> subs;
     std::vector<also_line> also;
     long dispose_at = -1;
+    std::optional<std::string> dropped;
+    /* `during C XYZ`: the trigger's character and the characters put. */
+    std::optional<std::pair<char, std::string>> during;
 };
 
 /* What a case plays on: its queue and its inputs. */
@@ -337,6 +360,30 @@ struct stage {
     std::map<std::string, skt::test_signal> inputs;
     /* Filled while the operators are applied (parse_function) and run. */
     mutable failure_log failures;
+    mutable bounded_log bounded;
+
+    /* A bounded operator's policy by the table's name; the error it ends
+     * the stream with is expected (error: the overflow, block: its
+     * refusal, as it cannot wait on the virtual clock's one thread). */
+    sk::overflow policy(const std::string &op, const std::string &name, const char *unseen = "") const {
+        const std::map<std::string, std::pair<sk::overflow, const char *>> policies = {
+            {"dropNewest", {sk::overflow::drop_newest, ""}}, {"dropOldest", {sk::overflow::drop_oldest, ""}},
+            {"latest", {sk::overflow::latest, ""}}, {"error", {sk::overflow::error, ": overflow: "}},
+            {"block", {sk::overflow::block, ": cannot block: "}}};
+        auto found = policies.find(name);
+        if (found == policies.end()) {
+            throw case_error("`" + op + "`: `" + name + "` is no policy (dropNewest, dropOldest, latest, error, block)");
+        }
+        bounded.used = true;
+        bounded.expect = found->second.second;
+        bounded.unseen = unseen;
+        return found->second.first;
+    }
+    /* The bounded operators' on_drop. */
+    std::function<void(sk::value_view, std::uint64_t)> on_drop() const {
+        sk::pipe drops = bounded.drops;
+        return [drops](sk::value_view v, std::uint64_t) { drops.put(sk::value(v)); };
+    }
 
     const sk::signal &input(const std::string &op, const std::string &name) const {
         auto found = inputs.find(name);
@@ -491,62 +538,48 @@ sk::signal apply(const stage &st, const std::string &text, const sk::signal &s) 
     }
     if (op == "bufferTimeBounded") {
         need(w, 3);
-        const std::map<std::string, sk::overflow> policies = {
-            {"dropNewest", sk::overflow::drop_newest}, {"dropOldest", sk::overflow::drop_oldest}, {"latest", sk::overflow::latest}};
-        auto policy = policies.find(w[3]);
-        if (policy == policies.end()) {
-            throw case_error("`" + op + "`: `" + w[3] + "` is no policy (dropNewest, dropOldest, latest)");
-        }
         return s.buffer_time(static_cast<double>(int_argument(w, 1)) * frame, q, count_or_zero(int_argument(w, 2)),
-                             policy->second);
+                             st.policy(op, w[3]), st.on_drop());
     }
     if (op == "queueBounded") {
         if (w.size() < 4) throw case_error("`queueBounded` takes a capacity, a policy and inputs");
-        const std::map<std::string, sk::overflow> policies = {
-            {"dropNewest", sk::overflow::drop_newest}, {"dropOldest", sk::overflow::drop_oldest}, {"latest", sk::overflow::latest}};
-        auto policy = policies.find(w[2]);
-        if (policy == policies.end()) {
-            throw case_error("`" + op + "`: `" + w[2] + "` is no policy (dropNewest, dropOldest, latest)");
-        }
+        sk::overflow policy = st.policy(op, w[2], "queue_signals(capacity, overflow) takes no on_drop");
         inner_list inner = st.named_list(w, 3);
         return s.map([inner](sk::value_view v) {
                     sk::signal chosen = inner_signal(inner, v);
                     return chosen ? sk::value(chosen) : sk::value();
-                }).queue_signals(count_or_zero(int_argument(w, 1)), policy->second);
+                }).queue_signals(count_or_zero(int_argument(w, 1)), policy);
     }
     if (op == "mergeMapBounded") {
         if (w.size() < 5) throw case_error("`mergeMapBounded` takes a count, a capacity, a policy and inputs");
-        const std::map<std::string, sk::overflow> policies = {
-            {"dropNewest", sk::overflow::drop_newest}, {"dropOldest", sk::overflow::drop_oldest}, {"latest", sk::overflow::latest}};
-        auto policy = policies.find(w[3]);
-        if (policy == policies.end()) {
-            throw case_error("`" + op + "`: `" + w[3] + "` is no policy (dropNewest, dropOldest, latest)");
-        }
+        sk::overflow policy = st.policy(op, w[3], "merge_map(n, capacity, overflow, f) takes no on_drop");
         inner_list inner = st.named_or_failing(w, 4);
-        return s.merge_map(count_or_max(int_argument(w, 1)), count_or_zero(int_argument(w, 2)), policy->second,
+        return s.merge_map(count_or_max(int_argument(w, 1)), count_or_zero(int_argument(w, 2)), policy,
                            [inner](sk::value_view v) { return inner_signal(inner, v); });
     }
     if (op == "zipBounded") {
         if (w.size() < 4) throw case_error("`zipBounded` takes a capacity, a policy and inputs");
-        const std::map<std::string, sk::overflow> policies = {
-            {"dropNewest", sk::overflow::drop_newest}, {"dropOldest", sk::overflow::drop_oldest}, {"latest", sk::overflow::latest}};
-        auto policy = policies.find(w[2]);
-        if (policy == policies.end()) {
-            throw case_error("`" + op + "`: `" + w[2] + "` is no policy (dropNewest, dropOldest, latest)");
-        }
-        return sk::signal::zip(st.named(w, 3), count_or_zero(int_argument(w, 1)), policy->second);
+        return sk::signal::zip(st.named(w, 3), count_or_zero(int_argument(w, 1)), st.policy(op, w[2]), st.on_drop());
     }
     if (op == "deliverOnBounded" || op == "onBackpressureBuffer") {
-        need(w, 2);
-        const std::map<std::string, sk::overflow> policies = {
-            {"dropNewest", sk::overflow::drop_newest}, {"dropOldest", sk::overflow::drop_oldest}, {"latest", sk::overflow::latest}};
-        auto policy = policies.find(w[2]);
-        if (policy == policies.end()) {
-            throw case_error("`" + op + "`: `" + w[2] + "` is no policy (dropNewest, dropOldest, latest)");
-        }
+        /* deliverOnBounded N P host F...: on a host queue drained at the
+         * frames F, instead of the case's virtual queue. */
+        bool host = op == "deliverOnBounded" && w.size() > 4 && w[3] == "host";
+        if (!host) need(w, 2);
+        sk::overflow policy = st.policy(op, w[2]);
         std::size_t capacity = count_or_zero(int_argument(w, 1));
-        return op == "deliverOnBounded" ? s.deliver_on(q, capacity, policy->second)
-                                        : s.on_backpressure_buffer(capacity, policy->second);
+        if (op == "onBackpressureBuffer") {
+            return s.on_backpressure_buffer(capacity, policy, st.on_drop());
+        }
+        sk::queue on = q;
+        if (host) {
+            on = sk::queue::host("marble host");
+            st.bounded.hosts.push_back(on);
+            for (std::size_t i = 4; i < w.size(); i++) {
+                q.after(static_cast<double>(int_argument(w, i)) * frame, [on] { on.drain(); });
+            }
+        }
+        return s.deliver_on(on, capacity, policy, st.on_drop());
     }
     if (op == "switchMap") {
         inner_list inner = st.named_or_failing(w, 1);
@@ -655,12 +688,15 @@ std::string check_failures(const failure_log &log, const std::string &out) {
 struct case_result {
     std::string failures;
     std::string left;
+    std::string unseen; /* why its `dropped` line could not be checked */
 };
 
 /* Plays `c`. */
 case_result run_case(const marble_case &c) {
     std::string failures;
-    stage st{skt::virtual_queue::create(c.name.c_str()), c, {}, {}};
+    stage st{skt::virtual_queue::create(c.name.c_str()), c, {}, {}, {}};
+    /* `during`: the first input's latest subscriber. */
+    auto latest = std::make_shared<sk::subscriber>();
     const sk::value error("marble error");
     sk::signal s;
     try {
@@ -673,6 +709,17 @@ case_result run_case(const marble_case &c) {
             }
         }
         s = st.inputs.at(c.inputs.at(0).name).signal;
+        if (c.during) {
+            /* The first input, whose latest subscriber the subscriber's
+             * first call with the trigger's value puts the values into. */
+            sk::signal upstream = s;
+            s = sk::signal::create([upstream, latest](const sk::subscriber &sub) {
+                *latest = sub;
+                return upstream.start([sub](sk::value_view v) { sub.put_next(sk::value(v)); },
+                                      [sub](sk::value_view e) { sub.put_error(sk::value(e)); },
+                                      [sub] { sub.put_completion(); });
+            });
+        }
         for (const auto &op : c.ops) {
             try {
                 s = apply(st, op, s);
@@ -685,9 +732,33 @@ case_result run_case(const marble_case &c) {
             }
         }
     } catch (const case_error &e) {
-        return {std::string("\n    ") + e.what(), ""};
+        return {std::string("\n    ") + e.what(), "", ""};
     } catch (const case_left &e) {
-        return {"", e.what()};
+        return {"", e.what(), ""};
+    }
+    if (c.during) {
+        auto trigger = c.values.find(c.during->first);
+        std::vector<sk::value> puts;
+        for (char put : c.during->second) {
+            auto found = c.values.find(put);
+            if (found == c.values.end() || trigger == c.values.end()) {
+                return {std::string("\n    `during`: `") + put + "` or its trigger stands for no value", "", ""};
+            }
+            puts.push_back(found->second);
+        }
+        auto done = std::make_shared<bool>(false);
+        sk::value on = trigger->second;
+        s = s.after_next([on, puts, done, latest](sk::value_view v) {
+            if (!*done && v == on) {
+                *done = true;
+                for (const auto &put : puts) {
+                    latest->put_next(put);
+                }
+            }
+        });
+    }
+    if (c.dropped && !st.bounded.used) {
+        return {"\n    `dropped` in a case without a bounded operator", "", ""};
     }
 
     if (st.failures.used) {
@@ -698,6 +769,17 @@ case_result run_case(const marble_case &c) {
             log->received.push_back(e.kind() == sk::kind::string ? e.as<std::string>() : "(not a string)");
             return sk::signal::fail(sk::value(e));
         });
+    }
+    if (!st.bounded.expect.empty()) {
+        bounded_log *log = &st.bounded;
+        s = s.catch_error([log](sk::value_view e) {
+            log->received.push_back(e.kind() == sk::kind::string ? e.as<std::string>() : "(not a string)");
+            return sk::signal::fail(sk::value(e));
+        });
+    }
+    skt::recorder drops;
+    if (st.bounded.used) {
+        drops = skt::record(st.bounded.drops.signal(), st.queue, frame);
     }
     skt::recorder out = skt::record(s, st.queue, frame);
     if (c.dispose_at >= 0) {
@@ -724,6 +806,21 @@ case_result run_case(const marble_case &c) {
         }
     };
     compare(out, *c.out, "out");
+    std::string unseen;
+    if (st.bounded.used && st.bounded.unseen.empty()) {
+        compare(drops, c.dropped.value_or(""), "dropped");
+    } else if (st.bounded.used && c.dropped && !c.dropped->empty()) {
+        unseen = "its `dropped` line, unchecked: " + st.bounded.unseen;
+    }
+    if (!st.bounded.expect.empty() && c.out->find('#') != std::string::npos &&
+        (st.bounded.received.size() != 1 || st.bounded.received[0].find(st.bounded.expect) == std::string::npos)) {
+        std::string got;
+        for (const auto &e : st.bounded.received) {
+            got += " \"" + e + "\"";
+        }
+        failures += "\n    the error received is not the overflow error with \"" + st.bounded.expect + "\": got" +
+                    (got.empty() ? " none" : got);
+    }
     for (std::size_t i = 0; i < c.also.size(); i++) {
         std::string who = "also " + std::to_string(i + 1);
         if (!also[i]) {
@@ -760,10 +857,13 @@ case_result run_case(const marble_case &c) {
     for (auto &r : also) {
         r.dispose();
     }
+    if (drops) {
+        drops.dispose();
+    }
     if (st.failures.used) {
         failures += check_failures(st.failures, *c.out);
     }
-    return {failures, ""};
+    return {failures, "", unseen};
 }
 
 /* What a file's cases came to. */
@@ -773,6 +873,7 @@ struct report {
     std::string text;
     std::vector<std::string> names;
     std::vector<std::string> left; /* "NAME: why" of each case left */
+    std::vector<std::string> unseen; /* "NAME: why" of each case played whose drops C++ cannot see */
 
     void fail(const std::string &where, const std::string &what) {
         failed++;
@@ -874,6 +975,16 @@ report run_table(std::istream &in, const std::string &path) {
                 sub.input = w[1];
                 c->subs.push_back(sub);
             }
+        } else if (key == "dropped") {
+            ok = w.size() == 2 && !c->dropped;
+            if (ok) {
+                c->dropped = w[1];
+            }
+        } else if (key == "during") {
+            ok = w.size() == 3 && w[1].size() == 1 && !c->during;
+            if (ok) {
+                c->during = std::make_pair(w[1][0], w[2]);
+            }
         } else if (key == "dispose") {
             auto at = w.size() == 2 ? parse_frame(w[1]) : std::nullopt;
             ok = at && *at >= 0;
@@ -908,6 +1019,9 @@ report run_table(std::istream &in, const std::string &path) {
                 r.left.push_back(done.name + ": " + result.left);
             } else if (result.failures.empty()) {
                 r.passed++;
+                if (!result.unseen.empty()) {
+                    r.unseen.push_back(done.name + ": " + result.unseen);
+                }
             } else {
                 r.fail(at, result.failures);
             }
@@ -982,6 +1096,9 @@ static void play_file(const char *name) {
     for (const auto &left : r.left) {
         std::fprintf(stderr, "%s: left to the C++ suite's own tests: %s\n", path.c_str(), left.c_str());
     }
+    for (const auto &unseen : r.unseen) {
+        std::fprintf(stderr, "%s: played, but %s\n", path.c_str(), unseen.c_str());
+    }
 }
 
 ParameterizedTest(table_file *file, marble_table, files, .timeout = 20) {
@@ -1013,6 +1130,23 @@ SK_TEST(marble_table, runner_passes_a_case_that_holds) {
     report r = run_text("case holds\nin a -1-2|\nop map times:10\nvalue x 10\nvalue y 20\nout -x-y|\nsub a 0 4\nend\n");
     cr_assert_eq(r.passed, 1, "%s", r.text.c_str());
     cr_assert_eq(r.failed, 0, "%s", r.text.c_str());
+}
+
+/* The drops a bounded operator's on_drop receives, and the overflow error
+ * its error policy ends the stream with, are checked. */
+SK_TEST(marble_table, runner_checks_drops_and_the_overflow_error) {
+    const std::string head = "case d\nin a -1-----6|\nduring 1 2345\n";
+    report r = run_text(head + "op onBackpressureBuffer 2 dropNewest\nout -(123)-----6|\ndropped -(45)\nend\n");
+    cr_assert_eq(r.passed, 1, "%s", r.text.c_str());
+    r = run_text(head + "op onBackpressureBuffer 2 dropNewest\nout -(123)-----6|\ndropped -(44)\nend\n");
+    cr_assert_eq(r.failed, 1);
+    cr_assert(r.text.find("dropped: expected -(44), got -(45)") != std::string::npos, "%s", r.text.c_str());
+    r = run_text(head + "op onBackpressureBuffer 2 error\nout -(123#)\ndropped -(45)\nend\n");
+    cr_assert_eq(r.passed, 1, "%s", r.text.c_str());
+    /* An error of the input is not the overflow error. */
+    r = run_text("case e\nin a -1-#\nop onBackpressureBuffer 2 error\nout -1-#\nend\n");
+    cr_assert_eq(r.failed, 1);
+    cr_assert(r.text.find("not the overflow error") != std::string::npos, "%s", r.text.c_str());
 }
 
 SK_TEST(marble_table, runner_fails_an_unknown_operator) {

@@ -7,9 +7,15 @@ function it does not know, fails its case (naming the file and line).
 A callback the case makes fail (`!`, the README's "Functions") raises a
 MarbleCallbackFailure: the runner checks that the error the subscriber
 receives is that very exception object, and that a side effect's went to
-callback_error_hook instead (docs/misuse.md's "A callback that fails")."""
+callback_error_hook instead (docs/misuse.md's "A callback that fails").
+
+A bounded operator's on_drop records each value with its frame, compared
+with the case's `dropped` line, except where the package's operator takes
+no on_drop (NO_ON_DROP: there its drops cannot be seen from Python, and a
+test below fails the day it takes one)."""
 
 import glob
+import inspect
 import json
 import math
 import os
@@ -96,6 +102,32 @@ class Failures:
         return pick
 
 
+# The bounded operators whose Python method takes no on_drop: the runner
+# cannot see their drops, and leaves their `dropped` lines unchecked.
+NO_ON_DROP = {"mergeMapBounded": "Signal.merge_map takes no on_drop"}
+
+# The words each policy's error has (README.md: `error` ends the stream
+# with the overflow error, `block` with its refusal).
+OVERFLOW_WORDS = {"error": ": overflow: ", "block": ": cannot block: "}
+
+
+class Bounded:
+    """The case's bounded operator: what its on_drop received, with frames,
+    the words of the error its policy ends the stream with, and the
+    operator whose drops cannot be seen."""
+
+    def __init__(self, scheduler):
+        self.scheduler = scheduler
+        self.used = False
+        self.drops = []  # (frame, "next", value)
+        self.expect = None
+        self.unseen = None
+        self.hosts = []  # the host queues of deliverOnBounded N P host F...
+
+    def on_drop(self, value, count):
+        self.drops.append((self.scheduler.now, "next", value))
+
+
 class Case:
     def __init__(self, name, where):
         self.name, self.where = name, where
@@ -106,6 +138,8 @@ class Case:
         self.subs = {}  # input -> [(from, to)] or None for never
         self.dispose = None
         self.also = []  # (from, to, diagram)
+        self.dropped = None  # what the bounded operator dropped
+        self.during = None  # (the trigger's character, the characters put)
         self.problem = None  # a line that could not be read
 
 
@@ -159,6 +193,12 @@ def read_cases():
                             entry.append((int(words[2]), None if words[3] == "-" else int(words[3])))
                     elif keyword == "dispose":
                         case.dispose = int(words[1])
+                    elif keyword == "dropped":
+                        case.dropped = line.split(None, 1)[1] if len(words) > 1 else ""
+                    elif keyword == "during":
+                        if len(words) != 3 or len(words[1]) != 1:
+                            raise ValueError("during C XYZ")
+                        case.during = (words[1], words[2])
                     elif keyword == "also":
                         case.also.append((int(words[1]), None if words[2] == "-" else int(words[2]),
                                           line.split(None, 3)[3] if len(words) > 3 else ""))
@@ -222,7 +262,7 @@ def plain_function(spec, where):
     raise AssertionError(f"{where}: the Python runner does not know the function {spec!r}")
 
 
-def apply(words, where, signal, inputs, scheduler, failures):
+def apply(words, where, signal, inputs, scheduler, failures, bounded):
     """`signal` with the operator of an `op` line applied."""
     name, args = words[0], words[1:]
     frames = scheduler.seconds
@@ -238,11 +278,35 @@ def apply(words, where, signal, inputs, scheduler, failures):
         return int(args[index])
 
     def policy(name):
-        """A bounded buffer's policy by the table's name (dropNewest: "drop_newest")."""
-        policies = {"dropNewest": "drop_newest", "dropOldest": "drop_oldest", "latest": "latest"}
+        """A bounded operator's policy by the table's name (dropNewest:
+        "drop_newest"); the error it ends the stream with is expected."""
+        policies = {"dropNewest": "drop_newest", "dropOldest": "drop_oldest", "latest": "latest", "error": "error",
+                    "block": "block"}
         if name not in policies:
-            raise AssertionError(f"{where}: `{name}` is no policy (dropNewest, dropOldest, latest)")
+            raise AssertionError(f"{where}: `{name}` is no policy ({', '.join(policies)})")
+        bounded.used = True
+        bounded.expect = OVERFLOW_WORDS.get(name)
+        bounded.unseen = NO_ON_DROP.get(words[0])
         return policies[name]
+
+    def dropped_signal(value, count):
+        """queueBounded's on_drop: a signal, recorded as the place of its
+        input among the operator's (the upstream's value that named it)."""
+        places = [i for i, a in enumerate(args[2:]) if inputs[a].pointer == value.pointer]
+        bounded.on_drop(places[0] if places else -1, count)
+
+    def deliver_on_bounded():
+        """deliverOnBounded N P [host F...]: on a host queue drained at the
+        frames F, instead of the case's virtual queue."""
+        queue = q
+        if len(args) > 2:
+            if args[2] != "host" or len(args) < 4:
+                raise AssertionError(f"{where}: deliverOnBounded N P is followed by nothing or by host and frames")
+            queue = sk.Queue.host("marble host")
+            bounded.hosts.append(queue)
+            for frame in args[3:]:
+                scheduler.schedule(queue.drain, at=int(frame))
+        return signal.deliver_on(queue, capacity=count(), overflow=policy(args[1]), on_drop=bounded.on_drop)
 
     def apply_standard(shape, method):
         """An operator of a standard shape (marble_operators.py, written by
@@ -292,13 +356,16 @@ def apply(words, where, signal, inputs, scheduler, failures):
         "queue": lambda: signal.map(lambda i: inputs[args[i]]).queue(),
         "throttled": lambda: signal.map(lambda i: inputs[args[i]]).throttled(),
         "mergeMap": lambda: signal.merge_map(failures.inner(args[1:], inputs), max_concurrent=count()),
-        "bufferTimeBounded": lambda: signal.buffer_with_time(frames(count()), q, capacity=count(1), overflow=policy(args[2])),
-        "queueBounded": lambda: signal.map(lambda i: inputs[args[2 + i]]).queue(capacity=count(), overflow=policy(args[1])),
+        "bufferTimeBounded": lambda: signal.buffer_with_time(frames(count()), q, capacity=count(1), overflow=policy(args[2]),
+                                                             on_drop=bounded.on_drop),
+        "queueBounded": lambda: signal.map(lambda i: inputs[args[2 + i]]).queue(capacity=count(), overflow=policy(args[1]),
+                                                                                 on_drop=dropped_signal),
         "mergeMapBounded": lambda: signal.merge_map(failures.inner(args[3:], inputs), max_concurrent=count(),
                                                     capacity=count(1), overflow=policy(args[2])),
-        "zipBounded": lambda: sk.Signal.zip(*[inputs[a] for a in args[2:]], capacity=count(), overflow=policy(args[1])),
-        "deliverOnBounded": lambda: signal.deliver_on(q, capacity=count(), overflow=policy(args[1])),
-        "onBackpressureBuffer": lambda: signal.on_backpressure_buffer(count(), policy(args[1])),
+        "zipBounded": lambda: sk.Signal.zip(*[inputs[a] for a in args[2:]], capacity=count(), overflow=policy(args[1]),
+                                            on_drop=bounded.on_drop),
+        "deliverOnBounded": deliver_on_bounded,
+        "onBackpressureBuffer": lambda: signal.on_backpressure_buffer(count(), policy(args[1]), on_drop=bounded.on_drop),
         "takeUntilAction": lambda: take_action(function(args[0], where), function(args[1], where)),
         "catch": lambda: signal.catch(lambda error: failures.inner(args, inputs)(0)),
         "deferred": lambda: sk.Signal.deferred(lambda: failures.inner(args, inputs)(0)),
@@ -328,22 +395,45 @@ def play(case):
         error = MarbleError("#")
         inputs = {name: (scheduler.cold if kind == "in" else scheduler.hot)(diagram, table, error=error)
                   for name, kind, diagram in case.inputs}
+        bounded = Bounded(scheduler)
         try:
-            run(case, table, scheduler, inputs, subscriptions, problems)
+            run(case, table, scheduler, inputs, subscriptions, problems, bounded)
         finally:
             for subscription in subscriptions:
                 subscription.dispose()
                 subscription.close()
             for item in inputs.values():
                 item.close()
+            for host in bounded.hosts:
+                host.close()
     return problems
 
 
-def run(case, table, scheduler, inputs, subscriptions, problems):
+def run(case, table, scheduler, inputs, subscriptions, problems, bounded):
     failures = Failures()
     signal = inputs[case.inputs[0][0]]
+    if case.during:
+        # The first input, whose latest subscriber the subscriber's first
+        # call with the trigger's value puts the values into.
+        upstream, latest = signal, []
+
+        def start(subscriber):
+            latest[:] = [subscriber]
+            return upstream.subscribe(subscriber.on_next, subscriber.on_error, subscriber.on_completed)
+        signal = sk.Signal.create(start)
     for words, where in case.ops:
-        signal = apply(words, where, signal, inputs, scheduler, failures)
+        signal = apply(words, where, signal, inputs, scheduler, failures, bounded)
+    if case.during:
+        trigger, puts, done = table.get(case.during[0]), [table.get(c) for c in case.during[1]], []
+
+        def feed(value):
+            if value == trigger and not done:
+                done.append(True)
+                for put in puts:
+                    latest[0].on_next(put)
+        signal = signal.after_next(feed)
+    if case.dropped is not None and not bounded.used:
+        problems.append(f"{case.where} {case.name}: `dropped` in a case without a bounded operator")
     errors = []  # the error objects the subscribers received
     reported = []  # what callback_error_hook heard: (exception, where)
     failing = any("!" in word for words, _ in case.ops for word in words)
@@ -356,6 +446,14 @@ def run(case, table, scheduler, inputs, subscriptions, problems):
         sk.callback_error_hook = saved_hook
     if failing:
         problems += check_failures(case, failures, errors, reported)
+    if bounded.used and not bounded.unseen:
+        want = expected_events(case.dropped or "", table)
+        if bounded.drops != want:
+            problems.append(f"{case.where} {case.name}: dropped {case.dropped!r}: expected {want}, "
+                            f"on_drop received {bounded.drops}")
+    if bounded.expect and "#" in case.out and (len(errors) != 1 or bounded.expect not in str(errors[0])):
+        problems.append(f"{case.where} {case.name}: the errors received are {errors!r}, expected the overflow "
+                        f"error with {bounded.expect!r}")
 
 
 def check_failures(case, failures, errors, reported):
@@ -438,6 +536,39 @@ def test_the_runner_fails_an_unknown_operator_and_function(tmp_path):
     case.ops = [(["map", "cube"], "t.marbles:3")]
     with pytest.raises(AssertionError, match="does not know the function 'cube'"):
         play(case)
+
+
+def test_the_operators_whose_drops_python_cannot_see_still_take_no_on_drop():
+    """NO_ON_DROP is what the package lacks: the day one of them takes an
+    on_drop, this fails, and the runner must check its drops."""
+    methods = {"mergeMapBounded": sk.Signal.merge_map}
+    assert set(methods) == set(NO_ON_DROP)
+    for name, method in methods.items():
+        assert "on_drop" not in inspect.signature(method).parameters, name
+
+
+def test_the_runner_checks_drops_and_the_overflow_error():
+    case = Case("drops", "t.marbles:1")
+    case.inputs = [("a", "in", "-1-----6|")]
+    case.during = ("1", "2345")
+    case.ops = [(["onBackpressureBuffer", "2", "dropNewest"], "t.marbles:3")]
+    case.out = "-(123)-----6|"
+    case.dropped = "-(45)"
+    assert play(case) == []
+    case.dropped = "-(44)"
+    assert any("on_drop received" in p for p in play(case))
+    case.ops = [(["onBackpressureBuffer", "2", "error"], "t.marbles:3")]
+    case.dropped = "-(45)"
+    case.out = "-(123#)"
+    assert play(case) == []
+    case.ops = [(["onBackpressureBuffer", "2", "latest"], "t.marbles:3")]
+    case.inputs = [("a", "in", "-1-#")]
+    case.out = "-1-#"
+    case.dropped = ""
+    case.during = None
+    assert play(case) == []
+    case.ops = [(["onBackpressureBuffer", "2", "error"], "t.marbles:3")]
+    assert any("expected the overflow error" in p for p in play(case))
 
 
 def test_the_runner_fails_a_wrong_expectation():

@@ -10,6 +10,13 @@
 //! error is `"panicked: "` and that message, and that a side effect's panic
 //! went to the failure hook instead (docs/misuse.md's "A callback that
 //! fails"). The hook is the process's: each test holds `common::serial()`.
+//!
+//! A bounded operator's `on_drop` records each value with its frame,
+//! compared with the case's `dropped` line, where the crate's operator
+//! takes one (`_with`); the others (NO_ON_DROP) cannot show their drops,
+//! and their `dropped` lines are left unchecked, named on stderr. Where the
+//! policy ends the stream (error, block), the error received must be the
+//! operator's overflow error.
 mod common;
 
 use std::cell::RefCell;
@@ -47,7 +54,31 @@ struct Case {
     subs: Vec<(String, Option<Vec<Span>>)>,
     dispose: Option<u32>,
     also: Vec<(u32, Option<u32>, String)>,
+    dropped: Option<String>,
+    /// `during C XYZ`: the trigger's character and the characters put.
+    during: Option<(char, String)>,
     problem: Option<String>,
+}
+
+/// The bounded operators whose method in the crate takes no `on_drop`:
+/// their drops cannot be seen from Rust.
+const NO_ON_DROP: &[(&str, &str)] = &[
+    ("zipBounded", "Signal::zip_bounded takes no on_drop"),
+    ("mergeMapBounded", "Signal::merge_map_bounded takes no on_drop"),
+    ("queueBounded", "played as Signal::merge_map_bounded, which takes no on_drop"),
+    ("bufferTimeBounded", "Signal::buffer_time_bounded takes no on_drop"),
+];
+
+/// The case's bounded operator: what its `on_drop` received, with frames,
+/// the words of the error its policy ends the stream with, why its drops
+/// cannot be seen, and the host queues it delivers on.
+#[derive(Default)]
+struct Bounded {
+    used: bool,
+    drops: Arc<Mutex<Vec<Event>>>,
+    expect: Option<&'static str>,
+    unseen: Option<&'static str>,
+    hosts: Vec<signalkit::Queue>,
 }
 
 fn value_of(text: &str) -> Result<AnyValue, String> {
@@ -132,6 +163,13 @@ fn read_cases() -> Vec<Case> {
                         }
                     }
                     "dispose" => case.dispose = Some(words.get(1).ok_or("dispose FRAME")?.parse::<u32>().map_err(|e| e.to_string())?),
+                    "dropped" => case.dropped = Some(rest(1)),
+                    "during" => {
+                        if words.len() != 3 || words[1].chars().count() != 1 {
+                            return Err("during C XYZ".into());
+                        }
+                        case.during = Some((words[1].chars().next().unwrap(), words[2].to_string()));
+                    }
                     "also" => {
                         let from = words.get(1).ok_or("also FROM TO D")?.parse::<u32>().map_err(|e| e.to_string())?;
                         let to = match *words.get(2).ok_or("also FROM TO D")? {
@@ -349,7 +387,24 @@ fn work(arg: Arguments, at: &str) -> Result<Work, String> {
 
 type S = Signal<AnyValue>;
 
-fn apply(words: &[String], at: &str, signal: &S, inputs: &HashMap<String, S>, scheduler: &TestScheduler) -> Result<S, String> {
+/// A bounded operator's policy by the table's name; the error it ends the
+/// stream with is expected (error: the overflow; block, which cannot wait
+/// on the virtual clock's one thread: its refusal).
+fn policy(bounded: &mut Bounded, name: &str) -> Result<Overflow, String> {
+    let (overflow, expect) = match name {
+        "dropNewest" => (Overflow::DropNewest, None),
+        "dropOldest" => (Overflow::DropOldest, None),
+        "latest" => (Overflow::Latest, None),
+        "error" => (Overflow::Error, Some(": overflow: ")),
+        "block" => (Overflow::Block, Some(": cannot block: ")),
+        other => return Err(format!("`{}` is no policy (dropNewest, dropOldest, latest, error, block)", other)),
+    };
+    bounded.used = true;
+    bounded.expect = expect;
+    Ok(overflow)
+}
+
+fn apply(words: &[String], at: &str, signal: &S, inputs: &HashMap<String, S>, scheduler: &TestScheduler, bounded: &mut Bounded) -> Result<S, String> {
     let name = words[0].as_str();
     let args = &words[1..];
     let arg = |i: usize| args.get(i).cloned().ok_or_else(|| format!("{}: {} needs more arguments", at, name));
@@ -406,56 +461,52 @@ fn apply(words: &[String], at: &str, signal: &S, inputs: &HashMap<String, S>, sc
                 .merge_map(usize::MAX, |(key, group): (AnyValue, S)| group.map(move |v| AnyValue::Array(vec![key.clone(), v])))
         }
         "bufferTimeBounded" => {
-            let overflow = match arg(2)?.as_str() {
-                "dropNewest" => Overflow::DropNewest,
-                "dropOldest" => Overflow::DropOldest,
-                "latest" => Overflow::Latest,
-                other => return Err(format!("{}: `{}` is no policy (dropNewest, dropOldest, latest)", at, other)),
-            };
+            let overflow = policy(bounded, &arg(2)?)?;
             signal.buffer_time_bounded(frames(0)?, q, count(1)? as usize, overflow).cast()
         }
         "queueBounded" => {
             // The crate has no queue with a capacity: a merge_map of one at
             // a time is the same (the operator table's Swift column).
-            let overflow = match arg(1)?.as_str() {
-                "dropNewest" => Overflow::DropNewest,
-                "dropOldest" => Overflow::DropOldest,
-                "latest" => Overflow::Latest,
-                other => return Err(format!("{}: `{}` is no policy (dropNewest, dropOldest, latest)", at, other)),
-            };
+            let overflow = policy(bounded, &arg(1)?)?;
             let inners = args[2..].iter().map(|n| named(n)).collect::<Result<Vec<S>, String>>()?;
             signal.map(indexed(plain(inners))).merge_map_bounded(1, count(0)? as usize, overflow, |inner: S| inner)
         }
         "mergeMapBounded" => {
-            let overflow = match arg(2)?.as_str() {
-                "dropNewest" => Overflow::DropNewest,
-                "dropOldest" => Overflow::DropOldest,
-                "latest" => Overflow::Latest,
-                other => return Err(format!("{}: `{}` is no policy (dropNewest, dropOldest, latest)", at, other)),
-            };
+            let overflow = policy(bounded, &arg(2)?)?;
             signal.merge_map_bounded(count(0)? as usize, count(1)? as usize, overflow, indexed(failing_or_named(&args[3..])?))
         }
         "zipBounded" => {
-            let overflow = match arg(1)?.as_str() {
-                "dropNewest" => Overflow::DropNewest,
-                "dropOldest" => Overflow::DropOldest,
-                "latest" => Overflow::Latest,
-                other => return Err(format!("{}: `{}` is no policy (dropNewest, dropOldest, latest)", at, other)),
-            };
+            let overflow = policy(bounded, &arg(1)?)?;
             let inputs = args[2..].iter().map(|n| named(n)).collect::<Result<Vec<S>, String>>()?;
             Signal::zip_bounded(&inputs, count(0)? as usize, overflow).cast()
         }
         "deliverOnBounded" | "onBackpressureBuffer" => {
-            let overflow = match arg(1)?.as_str() {
-                "dropNewest" => Overflow::DropNewest,
-                "dropOldest" => Overflow::DropOldest,
-                "latest" => Overflow::Latest,
-                other => return Err(format!("{}: `{}` is no policy (dropNewest, dropOldest, latest)", at, other)),
-            };
-            if name == "deliverOnBounded" {
-                signal.deliver_on_bounded(q, count(0)? as usize, overflow)
+            let overflow = policy(bounded, &arg(1)?)?;
+            let (drops, clock) = (Arc::clone(&bounded.drops), scheduler.clone());
+            let on_drop = move |v: &AnyValue, _: u64| drops.lock().unwrap().push((clock.frame_now(), "next", Some(v.clone())));
+            if name == "onBackpressureBuffer" {
+                if args.len() != 2 {
+                    return Err(format!("{}: onBackpressureBuffer takes a capacity and a policy", at));
+                }
+                signal.on_backpressure_buffer_with(count(0)? as usize, overflow, on_drop)
+            } else if args.len() == 2 {
+                signal.deliver_on_bounded_with(q, count(0)? as usize, overflow, on_drop)
             } else {
-                signal.on_backpressure_buffer(count(0)? as usize, overflow)
+                // deliverOnBounded N P host F...: on a host queue drained at
+                // the frames F, instead of the case's virtual queue.
+                if args[2] != "host" || args.len() < 4 {
+                    return Err(format!("{}: deliverOnBounded N P is followed by nothing or by host and frames", at));
+                }
+                let host = signalkit::Queue::host("marble host").map_err(|e| format!("{}: no host queue: {}", at, e))?;
+                for i in 3..args.len() {
+                    let drained = host.clone();
+                    scheduler.schedule(count(i)? as u32, move || {
+                        drained.drain(0).unwrap();
+                    })
+                    .unwrap();
+                }
+                bounded.hosts.push(host.clone());
+                signal.deliver_on_bounded_with(&host, count(0)? as usize, overflow, on_drop)
             }
         }
         _ => return Err(format!("{}: the Rust runner does not know the operator {:?}", at, name)),
@@ -476,7 +527,6 @@ fn play(case: &Case) -> Vec<String> {
     };
     let mut table: HashMap<char, AnyValue> = ('0'..='9').map(|d| (d, AnyValue::Int(d.to_digit(10).unwrap() as i64))).collect();
     table.extend(case.values.clone());
-    let table_list: Vec<(char, AnyValue)> = table.iter().map(|(c, v)| (*c, v.clone())).collect();
     let scheduler = TestScheduler::new().unwrap();
     let error = AnyValue::String("#".into());
     // Where a callback fails (`!`): the panics' messages, the errors the
@@ -489,7 +539,8 @@ fn play(case: &Case) -> Vec<String> {
         let into = Arc::clone(&reports);
         set_failure_hook(Some(Box::new(move |place, message| into.lock().unwrap().push((place.to_string(), message.to_string())))));
     }
-    let problems = play_on(case, &out, &table, &table_list, &scheduler, &error, &errors);
+    let mut bounded = Bounded::default();
+    let problems = play_on(case, &out, &table, &scheduler, &error, &errors, &mut bounded);
     if failing {
         set_failure_hook(None);
     }
@@ -497,6 +548,28 @@ fn play(case: &Case) -> Vec<String> {
         Ok(problems) => problems,
         Err(problem) => return vec![problem],
     };
+    if bounded.used {
+        match bounded.unseen {
+            None => {
+                let want = expected_events(case.dropped.as_deref().unwrap_or(""), &table);
+                let got = bounded.drops.lock().unwrap().clone();
+                if got != want {
+                    problems.push(format!("{} {}: dropped {:?}: expected {:?}, on_drop received {:?}", case.at, case.name, case.dropped, want, got));
+                }
+            }
+            Some(why) if case.dropped.as_deref().map_or(false, |d| !d.is_empty()) => {
+                eprintln!("{} {}: played, but its `dropped` line is unchecked: {}", case.at, case.name, why);
+            }
+            Some(_) => {}
+        }
+        if let Some(expect) = bounded.expect {
+            let errors = errors.lock().unwrap().clone();
+            let overflowed = matches!(errors.as_slice(), [AnyValue::String(message)] if message.contains(expect));
+            if out.contains('#') && !overflowed {
+                problems.push(format!("{} {}: the errors received are {:?}, expected the overflow error with {:?}", case.at, case.name, errors, expect));
+            }
+        }
+    }
     if failing {
         let raised = FAILURES.with(|failures| failures.take());
         let reports = reports.lock().unwrap().clone();
@@ -549,11 +622,13 @@ fn play_on(
     case: &Case,
     out: &str,
     table: &HashMap<char, AnyValue>,
-    table_list: &[(char, AnyValue)],
     scheduler: &TestScheduler,
     error: &AnyValue,
     errors: &Arc<Mutex<Vec<AnyValue>>>,
+    bounded: &mut Bounded,
 ) -> Result<Vec<String>, String> {
+    let table_list: Vec<(char, AnyValue)> = table.iter().map(|(c, v)| (*c, v.clone())).collect();
+    let table_list = table_list.as_slice();
     let mut inputs: HashMap<String, S> = HashMap::new();
     let mut logs: HashMap<String, SubscriptionLog> = HashMap::new();
     for (name, hot, diagram) in &case.inputs {
@@ -567,8 +642,50 @@ fn play_on(
         }
     }
     let mut signal = inputs[&case.inputs[0].0].clone();
+    // `during`: the first input, whose latest subscriber the subscriber's
+    // first call with the trigger's value puts the values into.
+    let latest: Arc<Mutex<Option<signalkit::Subscriber<AnyValue>>>> = Arc::new(Mutex::new(None));
+    if case.during.is_some() {
+        let (upstream, keep) = (signal.clone(), Arc::clone(&latest));
+        signal = Signal::create(move |subscriber: signalkit::Subscriber<AnyValue>| {
+            *keep.lock().unwrap() = Some(subscriber.clone());
+            let (a, b, c) = (subscriber.clone(), subscriber.clone(), subscriber);
+            upstream
+                .start(
+                    Observer::new()
+                        .next(move |v| a.put_next(&v).unwrap())
+                        .error(move |e| b.put_error(&e).unwrap())
+                        .completed(move || c.put_completion().unwrap()),
+                )
+                .unwrap()
+                .into_disposable()
+        });
+    }
     for (words, at) in &case.ops {
-        signal = apply(words, at, &signal, &inputs, scheduler)?;
+        signal = apply(words, at, &signal, &inputs, scheduler, bounded)?;
+        if let Some((_, why)) = NO_ON_DROP.iter().find(|(name, _)| *name == words[0]) {
+            bounded.unseen = Some(why);
+        }
+    }
+    if let Some((trigger, puts)) = &case.during {
+        let on = table.get(trigger).cloned().ok_or_else(|| format!("{}: `during`: `{}` stands for no value", case.at, trigger))?;
+        let puts = puts
+            .chars()
+            .map(|c| table.get(&c).cloned().ok_or_else(|| format!("{}: `during`: `{}` stands for no value", case.at, c)))
+            .collect::<Result<Vec<AnyValue>, String>>()?;
+        let done = std::sync::atomic::AtomicBool::new(false);
+        let feed = Arc::clone(&latest);
+        signal = signal.after_next(move |v: &AnyValue| {
+            if *v == on && !done.swap(true, std::sync::atomic::Ordering::SeqCst) {
+                let subscriber = feed.lock().unwrap().clone();
+                for put in &puts {
+                    subscriber.as_ref().unwrap().put_next(put).unwrap();
+                }
+            }
+        });
+    }
+    if case.dropped.is_some() && !bounded.used {
+        return Err(format!("{}: `dropped` in a case without a bounded operator", case.at));
     }
     let subscriptions: Arc<Mutex<Vec<Slot>>> = Arc::new(Mutex::new(Vec::new()));
     let record = {
@@ -709,6 +826,32 @@ fn the_runner_fails_a_wrong_expectation() {
     assert_eq!(play(&case), Vec::<String>::new());
     case.out = Some("-x-x|".into());
     assert_eq!(play(&case).len(), 1);
+}
+
+#[test]
+fn the_runner_checks_drops_and_the_overflow_error() {
+    let _serial = common::serial();
+    let mut case = Case { name: "drops".into(), at: "t.marbles:1".into(), ..Case::default() };
+    case.inputs = vec![("a".into(), false, "-1-----6|".into())];
+    case.during = Some(('1', "2345".into()));
+    case.ops = vec![(vec!["onBackpressureBuffer".into(), "2".into(), "dropNewest".into()], "t.marbles:3".into())];
+    case.out = Some("-(123)-----6|".into());
+    case.dropped = Some("-(45)".into());
+    assert_eq!(play(&case), Vec::<String>::new());
+    case.dropped = Some("-(44)".into());
+    let problems = play(&case);
+    assert!(problems.iter().any(|p| p.contains("on_drop received")), "{:?}", problems);
+    case.ops[0].0[2] = "error".into();
+    case.out = Some("-(123#)".into());
+    case.dropped = Some("-(45)".into());
+    assert_eq!(play(&case), Vec::<String>::new());
+    // An error of the input is not the overflow error.
+    case.during = None;
+    case.inputs = vec![("a".into(), false, "-1-#".into())];
+    case.out = Some("-1-#".into());
+    case.dropped = None;
+    let problems = play(&case);
+    assert!(problems.iter().any(|p| p.contains("expected the overflow error")), "{:?}", problems);
 }
 
 #[test]
