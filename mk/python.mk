@@ -43,7 +43,7 @@ python-native: lib ## the two libraries the Python wheel carries (.build-c/pytho
 
 # The wheel, built as pip builds it (the in-tree backend), from the
 # libraries python-native just made; the backend compiles the package's
-# extension (pysignalkit/_speedups.c), a warning failing the build here.
+# extension (pysignalkit/_speedups_src), a warning failing the build here.
 python-wheel: python-native $(PY_TOOLS_STAMP) ## the Python wheel, into .build-c/python/dist
 	$(begin)
 	rm -rf $(PY_OUT)/dist

@@ -21,7 +21,7 @@ need libffi-dev pkg-config --exists libffi
 need valgrind command -v valgrind
 need python3 command -v python3
 need python3-venv python3 -c "import ensurepip"
-# The Python package's extension (Sources/python/pysignalkit/_speedups.c) is
+# The Python package's extension (Sources/python/pysignalkit/_speedups_src) is
 # compiled against the running Python's headers.
 need python3-dev python3 -c "import os, sys, sysconfig; sys.exit(not os.path.isfile(os.path.join(sysconfig.get_paths()['include'], 'Python.h')))"
 need binutils command -v objcopy

@@ -6,8 +6,9 @@ add where.
 
   wrappers   every function has a C++ wrapper (signalkit.hpp or
              signalkit_test.hpp names it, macros expanded), a Python method
-             (the package calls C.<name> or _speedups.c calls it) and a C
-             test (a file of Tests/C or Tests/C/ffi names it);
+             (the package calls C.<name>, or a C file of its extension,
+             pysignalkit/_speedups_src, calls it) and a C test (a file of
+             Tests/C or Tests/C/ffi names it);
   generated  what generate.py makes from api.json (the Python package's
              _prototypes.py, signalkit.hpp's pipeables) is up to date;
   ctypes     the Python package's prototypes (_prototypes.py's C types
@@ -53,7 +54,8 @@ CHECKS = ("cpp", "python", "ctest", "readme", "fuzz", "model", "sweep", "cpp-han
 CORE_PY = "Sources/python/pysignalkit/_core.py"
 PROTOTYPES_PY = "Sources/python/pysignalkit/_prototypes.py"
 PYTHON_DIR = "Sources/python/pysignalkit"
-SPEEDUPS = "Sources/python/pysignalkit/_speedups.c"
+# The extension's C sources (the package's build backend compiles them).
+SPEEDUPS = "Sources/python/pysignalkit/_speedups_src"
 CPP_HEADERS = ("signalkit.hpp", "signalkit_test.hpp")
 README = "docs/operators.md"
 SWIFT_SOURCES = ("Sources/SwiftSignalKit", "Sources/SwiftSignalKitTesting")
@@ -136,7 +138,8 @@ def check_wrappers(api, entries, report):
     cpp = set(re.findall(r"\bsk_[a-z0-9_]+", cpp_text()))
     python = set(re.findall(r"\bC\.([a-z0-9_]+)", "\n".join(read(path) for path in
                                                           sorted(glob.glob(f"{PYTHON_DIR}/**/*.py", recursive=True)))))
-    speedups = set(re.findall(r"\b(sk_[a-z0-9_]+)\s*\(", read(SPEEDUPS)))
+    speedups = set(re.findall(r"\b(sk_[a-z0-9_]+)\s*\(", "\n".join(read(path) for path in
+                                                                   sorted(glob.glob(f"{SPEEDUPS}/*.[ch]")))))
     c_tests = set()
     # operator_list.h: the operators of a standard shape, each tested through
     # its shape by Tests/C/test_operator_shapes.c (argument errors, a build)

@@ -4,8 +4,9 @@ Swift): `python tools/packaging/check_python_sdist.py SDIST CHECKOUT` (make test
 A wheel built from the sdist (what `python -m build` does after making it)
 runs `make python-native` in the sdist's folder `native`, the copy of the
 SignalKit tree. So the sdist must hold:
-- the package (its Python files, py.typed, the stub and the extension's C
-  source), pyproject.toml, README.md, the backend and PKG-INFO, and the
+- the package (its Python files, py.typed, the stub, and every file git
+  tracks in the extension's source folder, EXTENSION_SOURCES of the
+  backend), pyproject.toml, README.md, the backend and PKG-INFO, and the
   tree's LICENSE and CHANGELOG.md at its top;
 - every file git tracks under the tree entries the backend copies
   (TREE_ENTRIES of Sources/python/_build/pysignalkit_build.py), but the
@@ -25,17 +26,19 @@ import tempfile
 PACKAGE_FILES = ("pyproject.toml", "README.md", "PKG-INFO", "LICENSE", "CHANGELOG.md", "_build/pysignalkit_build.py",
                  "pysignalkit/__init__.py", "pysignalkit/_core.py", "pysignalkit/_signal.py", "pysignalkit/_signal_core.py",
                  "pysignalkit/_operators/__init__.py", "pysignalkit/_asyncio.py",
-                 "pysignalkit/testing.py", "pysignalkit/_speedups.c", "pysignalkit/_speedups.pyi", "pysignalkit/py.typed")
+                 "pysignalkit/testing.py", "pysignalkit/_speedups.pyi", "pysignalkit/py.typed")
 
 
-def tracked(checkout, entries):
-    """The files git tracks under `entries` (None: not a git checkout)."""
+def tracked(checkout, entries, package=False):
+    """The files git tracks under `entries` (None: not a git checkout), but
+    the Python package's (only the package's when `package`)."""
     try:
         listing = subprocess.run(["git", "-C", checkout, "ls-files", "-z", "--", *entries], check=True,
                                  capture_output=True).stdout
     except (OSError, subprocess.CalledProcessError):
         return None
-    return {name for name in listing.decode().split("\0") if name and not name.startswith("Sources/python/")}
+    return {name for name in listing.decode().split("\0")
+            if name and name.startswith("Sources/python/") == package}
 
 
 def main(sdist, checkout):
@@ -54,6 +57,12 @@ def main(sdist, checkout):
         root = roots.pop()
         files = {m.name.split("/", 1)[1] for m in members if "/" in m.name and m.isfile()}
         problems += [f"missing {name}" for name in PACKAGE_FILES if name not in files]
+        sources = tracked(checkout, [f"Sources/python/pysignalkit/{pysignalkit_build.EXTENSION_SOURCES}"], package=True)
+        if sources is not None:
+            if not sources:
+                problems.append(f"git tracks no file in Sources/python/pysignalkit/{pysignalkit_build.EXTENSION_SOURCES}")
+            problems += [f"missing {name}" for name in sorted(name[len("Sources/python/"):] for name in sources)
+                         if name not in files]
         native = {name[len("native/"):] for name in files if name.startswith("native/")}
         expected = tracked(checkout, pysignalkit_build.TREE_ENTRIES)
         if expected is not None:

@@ -4,12 +4,13 @@ It needs nothing from PyPI: `pip install Sources/python`, `pip wheel` and
 `python -m build` work offline. The wheel carries the two native libraries
 (libsignalkit.so.0, libsignalkit-ffi.so.0 with an rpath of $ORIGIN) in
 pysignalkit/_lib, and the extension module pysignalkit/_speedups (the crossing
-between the library and Python, _speedups.c), compiled here with the
-system's C compiler (CC, else cc) against the running Python's headers
-(Python.h: Debian's python3-dev) and linked to libsignalkit.so.0 (an rpath
-of $ORIGIN/_lib). The extension uses the stable ABI of CPython 3.9
-(Py_LIMITED_API), so the wheel is tagged cp39-abi3-PLATFORM: any CPython
-3.9 or later on this platform, no Swift toolchain nor compiler at run time.
+between the library and Python: every .c of pysignalkit/_speedups_src, one
+.so), compiled here with the system's C compiler (CC, else cc) against the
+running Python's headers (Python.h: Debian's python3-dev) and linked to
+libsignalkit.so.0 (an rpath of $ORIGIN/_lib). The extension uses the
+stable ABI of CPython 3.9 (Py_LIMITED_API), so the wheel is tagged
+cp39-abi3-PLATFORM: any CPython 3.9 or later on this platform, no Swift
+toolchain nor compiler at run time.
 SIGNALKIT_WERROR=1 (set by `make python-wheel`) makes a compiler warning
 fail the build. `make dist-wheel` (mk/python.mk) has auditwheel tag the
 wheel manylinux and sets the two variables below.
@@ -62,10 +63,12 @@ import zipfile
 NAME = "pysignalkit"
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LIBRARIES = ("libsignalkit.so.0", "libsignalkit-ffi.so.0")
-EXTENSION_SOURCE = "_speedups.c"
+# The extension's sources, a folder of the package: every .c in it is
+# compiled into the one EXTENSION; the wheel carries none of it.
+EXTENSION_SOURCES = "_speedups_src"
 EXTENSION = "_speedups.abi3.so"
 # The stable ABI the extension is written against (Py_LIMITED_API in
-# _speedups.c): CPython 3.9 and later.
+# _speedups_src/speedups.h): CPython 3.9 and later.
 ABI_TAG = "cp39-abi3"
 # What of the SignalKit tree the sdist carries (tree-relative paths).
 TREE_ENTRIES = ("Package.swift", "Makefile", "VERSION", "LICENSE", "Sources", "include", "mk", "pkgconfig", "Tests", "tools/install-deps.sh")
@@ -144,9 +147,10 @@ def _wheel_tag():
 
 
 def _extension(native):
-    """The extension module, compiled from pysignalkit/_speedups.c against this
-    Python's headers and the tree's include/signalkit.h, linked to the
-    libsignalkit.so.0 in `native`: its bytes."""
+    """The extension module, compiled from the .c files of
+    pysignalkit/_speedups_src (in sorted order) against this Python's headers
+    and the tree's include/signalkit.h, linked to the libsignalkit.so.0 in
+    `native`: its bytes."""
     if sys.implementation.name != "cpython" or sys.version_info < (3, 9):
         raise RuntimeError(f"signalkit: the package's extension needs CPython 3.9 or later, not "
                            f"{sys.implementation.name} {sys.version.split()[0]}")
@@ -159,7 +163,11 @@ def _extension(native):
     headers = os.path.join(_tree(), "include")
     if not os.path.isfile(os.path.join(headers, "signalkit.h")):
         raise RuntimeError(f"signalkit: signalkit.h is not in {headers}")
-    source = os.path.join(HERE, NAME, EXTENSION_SOURCE)
+    folder = os.path.join(HERE, NAME, EXTENSION_SOURCES)
+    sources = sorted(os.path.join(folder, name) for name in os.listdir(folder) if name.endswith(".c")) \
+        if os.path.isdir(folder) else []
+    if not sources:
+        raise RuntimeError(f"signalkit: the extension's sources (*.c) are not in {folder}")
     compiler = shlex.split(os.environ.get("CC") or "cc")
     warnings = ["-Wall", "-Wextra", "-pedantic"] + (["-Werror"] if os.environ.get("SIGNALKIT_WERROR") == "1" else [])
     # No path of this build's folder in the result: the folder holding both
@@ -170,7 +178,7 @@ def _extension(native):
     # 12's valgrind gives up on a file with DWARF 5 in it.
     debug = ["-g", "-gdwarf-4", f"-ffile-prefix-map={root}=."] if os.environ.get("SIGNALKIT_DEBUG_DIR") else \
         [f"-ffile-prefix-map={root}=."]
-    # libffi (the native forms' closures, _speedups.c), which
+    # libffi (the native forms' closures, _speedups_src/native.c), which
     # libsignalkit-ffi needs too: its flags from pkg-config when it knows
     # them, else the compiler's default paths.
     ffi_flags = ["-lffi"]
@@ -183,7 +191,7 @@ def _extension(native):
     with tempfile.TemporaryDirectory() as scratch:
         out = os.path.join(scratch, EXTENSION)
         command = compiler + ["-std=c11", "-O2", "-fPIC", "-shared", *debug, *warnings, "-I", include, "-I", headers,
-                              source, "-L", native, "-l:libsignalkit.so.0", *ffi_flags, "-Wl,-rpath,$ORIGIN/_lib",
+                              *sources, "-L", native, "-l:libsignalkit.so.0", *ffi_flags, "-Wl,-rpath,$ORIGIN/_lib",
                               "-o", out]
         print("signalkit: building the extension: " + " ".join(shlex.quote(c) for c in command), file=sys.stderr)
         try:
@@ -352,11 +360,11 @@ def prepare_metadata_for_build_wheel(metadata_directory, config_settings=None):
 
 def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
     """The wheel: the package, its py.typed, both native libraries, and the
-    extension (not its C source)."""
+    extension (not its C sources)."""
     native = _native_libraries()
     entries = []
     for name, path in _package_files():
-        if name.endswith((".c", ".so")):
+        if name.endswith(".so") or name.startswith(f"{NAME}/{EXTENSION_SOURCES}/"):
             continue
         with open(path, "rb") as source:
             entries.append((name, source.read(), 0o644))
@@ -394,8 +402,9 @@ def build_editable(wheel_directory, config_settings=None, metadata_directory=Non
     folder of this one (ignored by git) holding nothing but a link to the
     package, so that `import pysignalkit` finds this folder's package and no
     other name of this folder (tests, _build) becomes importable: an edit
-    of a .py file takes effect at the next import; a change of _speedups.c
-    or of the native sources needs the install run again."""
+    of a .py file takes effect at the next import; a change of the
+    extension's sources (pysignalkit/_speedups_src) or of the native sources
+    needs the install run again."""
     native = _native_libraries()
     package = os.path.join(HERE, NAME)
     os.makedirs(os.path.join(package, "_lib"), exist_ok=True)

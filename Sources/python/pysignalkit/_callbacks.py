@@ -127,8 +127,8 @@ def _deferred_callback(ctx: int) -> Optional[int]:
 
 class _Fold:
     """A fold's function (reduce's, scan's: `where`), called by the
-    extension (_speedups.c, on_reduce) with the accumulator and the value;
-    these methods are its other ends."""
+    extension (_speedups_src/fold.c, on_reduce) with the accumulator and the
+    value; these methods are its other ends."""
     __slots__ = ("callback", "where", "ctx", "cell", "__weakref__")
 
     def __init__(self, callback: _Callback, where: str) -> None:

@@ -92,7 +92,8 @@ _core, _ffi = _load()
 
 # The crossing between the library and Python (callbacks of Python
 # subscriptions, puts): a CPython extension beside this module, linked to
-# the libsignalkit.so.0 already loaded (_speedups.c says why it exists).
+# the libsignalkit.so.0 already loaded (_speedups_src/module.c says why it
+# exists).
 from . import _speedups  # noqa: E402  (after the libraries: it needs libsignalkit.so.0 loaded)
 
 # --------------------------------------------------------------------------

@@ -302,7 +302,8 @@ class Disposable(_Failing, _Handle):
 # it. `direct`: a subscription being started right on a from_iterable
 # signal, whose emission then hands the values to the subscription's Python
 # callback itself (no library operator between to see them). The
-# extension's type (_speedups.c), so that Pipe.put reads and sets it from C.
+# extension's type (_speedups_src/pipe.c), so that Pipe.put reads and sets
+# it from C.
 _Trampoline = _speedups.Trampoline
 
 # This thread's _Trampoline, made at its first use (kept in the thread

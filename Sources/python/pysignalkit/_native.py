@@ -156,7 +156,7 @@ def _native(signature: Signature, fn: Any, where: str, failures: Optional[_Recor
                             _NATIVE_CODES[signature.result], codes, where in ("next", "map", "filter"))
 
 
-# The extension's type codes of the native closures (_speedups.c, NC_*).
+# The extension's type codes of the native closures (_speedups_src/native.c, NC_*).
 _NATIVE_CODES = {"void": 0, "bool": 1, "i8": 2, "i16": 3, "i32": 4, "i64": 5, "u8": 6, "u16": 7, "u32": 8, "u64": 9,
                  "f32": 10, "f64": 11, "str": 12, "ptr": 13, "value": 13, "ctx": 13}
 
@@ -224,7 +224,7 @@ def _thunk(args: List[str], result: str, fn: Any, where: str, failures: Optional
         finally:
             # No Python frame below: a library thread's callback, whose
             # interrupt no package call will raise (the extension's
-            # callbacks do the same in _speedups.c, leave()).
+            # callbacks do the same in _speedups_src/exit.c, leave()).
             if interrupted.pending is not None and getframe().f_back is None:
                 orphaned()  # left by a package call nested in `fn`: reported, cleared
 

@@ -183,7 +183,7 @@ _OVERFLOW_NAMES = {"drop_newest": 0, "drop_oldest": 1, "latest": 2, "error": 3, 
 _BLOCK = _OVERFLOW_NAMES["block"]
 # The release of a block signal's context: counts it out of the extension's
 # block signals (while any exists, the extension's puts let the GIL go),
-# then releases its callbacks, if any (_speedups.c, block_release).
+# then releases its callbacks, if any (_speedups_src/puts.c, block_release).
 _block_release = _release_fn(_speedups.BLOCK_RELEASE)
 
 

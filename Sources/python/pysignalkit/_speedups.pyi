@@ -1,5 +1,6 @@
-"""Types of the extension module pysignalkit._speedups (_speedups.c): the
-crossing between SignalKit's C library and Python."""
+"""Types of the extension module pysignalkit._speedups (its C sources:
+_speedups_src/, module.c first): the crossing between SignalKit's C library
+and Python."""
 from typing import Any, Callable, Deque, Iterator, List, Optional, Tuple
 
 NEXT: int

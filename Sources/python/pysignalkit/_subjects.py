@@ -73,9 +73,10 @@ class Pipe(Generic[T], _Handle):
     def put(self, value: T) -> None:
         """Delivers `value` to the current subscribers, on this thread
         (their callbacks run before put returns)."""
-        # The extension's put (_speedups.c, pipe_method_put, installed
-        # below as Pipe.put) does the common case without this frame: the
-        # outermost put of a value of the library's kinds. This is the rest.
+        # The extension's put (_speedups_src/pipe.c, pipe_method_put,
+        # installed below as Pipe.put) does the common case without this
+        # frame: the outermost put of a value of the library's kinds. This
+        # is the rest.
         pointer = self._enter()  # a call in flight until the put returned: see _Handle
         try:
             local = _thread_trampoline()

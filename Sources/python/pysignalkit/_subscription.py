@@ -22,10 +22,10 @@ from ._handle import Disposable, _call_with, _draining, _Handle, _thread_trampol
 T = TypeVar("T")
 
 # --------------------------------------------------------------------------
-# The Pythonic callbacks: the extension's (_speedups.c) call, per value, the
-# subscription's composed chain of stages (and on_next, or the put into the
-# next subscriber); the other events go to the sink's methods. The sink is
-# also in the registry (_core._keep), for the exit hook.
+# The Pythonic callbacks: the extension's (_speedups_src/observer.c) call,
+# per value, the subscription's composed chain of stages (and on_next, or the
+# put into the next subscriber); the other events go to the sink's methods.
+# The sink is also in the registry (_core._keep), for the exit hook.
 # --------------------------------------------------------------------------
 
 _MAP, _FILTER, _TAP = 0, 1, 2
@@ -155,8 +155,8 @@ class _Sink:
         self.disposable: Optional[int] = None
         self.ended = False
         self.ctx = 0
-        # The extension's callback list (_speedups.c): [handler, sink];
-        # the handler None once ended.
+        # The extension's callback list (_speedups_src/observer.c):
+        # [handler, sink]; the handler None once ended.
         self.cell: Optional[List[Any]] = None
 
     def end(self) -> None:
@@ -397,9 +397,10 @@ def _started(signal: int, sink: _Sink, ctx: int, observer: _Observer) -> Optiona
     return out.value
 
 
-# The library's callbacks of this module are the extension's (_speedups.c,
-# operator): each calls its Python function with the registry key (and the
-# value as an object, or the subscriber's address), under the exit rules.
+# The library's callbacks of this module are the extension's
+# (_speedups_src/operators.c, operator): each calls its Python function with
+# the registry key (and the value as an object, or the subscriber's
+# address), under the exit rules.
 _c_stage_generator = _generator_fn(_speedups.operator("stage", _stage_generator))
 for _function in (_Sink.failed, _Sink.error_at, _Sink.completed, _Sink.released,
                   _StageRun.failed, _StageRun._fail_with, _StageRun.error_at,

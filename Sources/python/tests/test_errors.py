@@ -300,10 +300,10 @@ def test_exit_with_live_subscriptions_on_each_queue_kind(queue):
 
 def test_errors_in_operator_callbacks_reach_on_error_or_the_hook(monkeypatch):
     # The library operators' Python callbacks cross through the extension
-    # (_speedups.c, operator()): an exception raised in one still reaches
-    # on_error (a function that returns the next signal, take_until's) or
-    # the hook (a side effect, a queue job; take_until's with no on_error,
-    # under its name).
+    # (_speedups_src/operators.c, operator()): an exception raised in one
+    # still reaches on_error (a function that returns the next signal,
+    # take_until's) or the hook (a side effect, a queue job; take_until's
+    # with no on_error, under its name).
     reported = []
     monkeypatch.setattr(sk, "callback_error_hook", lambda exc, where: reported.append((type(exc), where)))
 
@@ -391,8 +391,9 @@ def test_exit_with_live_operator_callbacks_on_each_queue_kind_needs_no_wait(queu
 
 
 def test_ctrl_c_in_a_hot_fan_out_stops_the_put_and_reaches_the_caller():
-    # Deliveries go through the extension (_speedups.c): once one
-    # subscriber met the interrupt, no later subscriber receives the value.
+    # Deliveries go through the extension (_speedups_src/observer.c): once
+    # one subscriber met the interrupt, no later subscriber receives the
+    # value.
     result = run_child("""
         import signal
         signal.signal(signal.SIGINT, signal.default_int_handler)  # not inherited (SIG_IGN in a background job)

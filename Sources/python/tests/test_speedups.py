@@ -254,7 +254,8 @@ def test_deliveries_nested_in_a_callback_through_ctypes_calls():
 
 
 def test_pipe_put_is_the_extension_s_method():
-    # No Python frame between the caller and the C put (_speedups.c, pipe_method_put).
+    # No Python frame between the caller and the C put (_speedups_src/pipe.c,
+    # pipe_method_put).
     assert type(sk.Pipe.put).__name__ == "method_descriptor"
     assert "delivers `value` to the current subscribers" in sk.Pipe.put.__doc__
 

@@ -1,0 +1,159 @@
+/*
+ * exit.c: the exit rules, which every callback of the module enters Python
+ * under (what users see of them: docs/python.md, "Errors"):
+ * - from set_closing() on, deliveries call no Python;
+ * - from finalize() on, no callback touches Python at all, and finalize()
+ *   waits (without the GIL) for the callbacks already inside;
+ * - a KeyboardInterrupt waiting on this thread for its caller (set_pending)
+ *   stops the deliveries until it is raised, and one left pending by a
+ *   callback with no caller goes to the package's orphan function.
+ *
+ * A callback enters with enter() and leaves with leave(); a delivery with
+ * enter_delivery() and leave_delivery() (speedups.h): during a put of this
+ * module (the common case) it knows the GIL is held (`putting`), so it
+ * skips the exit count and PyGILState_Ensure.
+ */
+#include "speedups.h"
+
+#include <time.h>
+
+atomic_int closing;
+/* 1 from finalize(): no callback touches Python. */
+static atomic_int finalizing;
+/* Callbacks between their check of `finalizing` and their end. */
+static atomic_long inside;
+SHARED_TLS int pending;
+/* 1 while the innermost callback of this thread was entered with no Python
+ * frame below it: a library thread (a queue's, the pool's, a timer's),
+ * where no package call waits to raise a KeyboardInterrupt again (the
+ * package treats one raised there as an exception like any other). An
+ * interrupt still pending when such a callback ends (a package call nested
+ * in it deferred one and did not raise it) goes to the package's orphan
+ * function (set_orphan), which reports it and clears it: it never outlives
+ * that callback, and later deliveries on the thread are not dropped. */
+static _Thread_local int no_caller;
+/* The package's function for an interrupt left pending by a callback with
+ * no caller (set_orphan). */
+static PyObject *orphan_fn;
+SHARED_TLS int putting;
+
+int enter(int delivery, PyGILState_STATE *state, int *saved)
+{
+    atomic_fetch_add(&inside, 1);
+    if (atomic_load(&finalizing) || (delivery && atomic_load(&closing))) {
+        atomic_fetch_sub(&inside, 1);
+        return 0;
+    }
+    *state = PyGILState_Ensure();
+    if (atomic_load(&finalizing) || (delivery && atomic_load(&closing))) {
+        PyGILState_Release(*state);
+        atomic_fetch_sub(&inside, 1);
+        return 0;
+    }
+    *saved = putting | (no_caller << 1);
+    putting = 0;
+    /* Below the callback: the frame of the Python code that made the
+     * package call (this thread's own frames), or none on a library
+     * thread. */
+    no_caller = PyEval_GetFrame() == NULL;
+    return 1;
+}
+
+/* A KeyboardInterrupt still pending at the end of a callback with no caller
+ * (a nested package call deferred it and nothing raised it): reported and
+ * cleared by the package's orphan function, before the thread goes on. */
+static void end_orphan_interrupt(void)
+{
+    if (orphan_fn == NULL) {
+        pending = 0;
+        return;
+    }
+    PyObject *result = PyObject_CallFunctionObjArgs(orphan_fn, NULL);
+    if (result == NULL)
+        PyErr_WriteUnraisable(orphan_fn);
+    Py_XDECREF(result);
+    pending = 0;
+}
+
+void leave(PyGILState_STATE state, int saved)
+{
+    if (pending && no_caller)
+        end_orphan_interrupt();
+    putting = saved & 1;
+    no_caller = saved >> 1;
+    PyGILState_Release(state);
+    atomic_fetch_sub(&inside, 1);
+}
+
+static PyObject *set_pending(PyObject *self, PyObject *flag)
+{
+    (void)self;
+    int truth = PyObject_IsTrue(flag);
+    if (truth < 0)
+        return NULL;
+    pending = truth;
+    Py_RETURN_NONE;
+}
+
+/* interrupt_pending() -> bool: whether a KeyboardInterrupt waits on this
+ * thread (set_pending): what the package's per-value loops read, cheaper
+ * than its thread-local attribute. */
+static PyObject *interrupt_pending(PyObject *self, PyObject *unused)
+{
+    (void)self;
+    (void)unused;
+    return PyBool_FromLong(pending);
+}
+
+static PyObject *set_orphan(PyObject *self, PyObject *function)
+{
+    (void)self;
+    if (!PyCallable_Check(function)) {
+        PyErr_SetString(PyExc_TypeError, "signalkit: set_orphan takes a callable");
+        return NULL;
+    }
+    replace_global(&orphan_fn, function);
+    Py_RETURN_NONE;
+}
+
+static PyObject *set_closing(PyObject *self, PyObject *unused)
+{
+    (void)self;
+    (void)unused;
+    atomic_store(&closing, 1);
+    Py_RETURN_NONE;
+}
+
+/* finalize(seconds): no callback touches Python from now on; waits, with
+ * the GIL let go, until the callbacks already inside have left (at most
+ * `seconds`). Returns whether none is left. */
+static PyObject *finalize(PyObject *self, PyObject *seconds_object)
+{
+    (void)self;
+    double seconds = PyFloat_AsDouble(seconds_object);
+    if (seconds == -1.0 && PyErr_Occurred())
+        return NULL;
+    atomic_store(&closing, 1);
+    atomic_store(&finalizing, 1);
+    long left;
+    Py_BEGIN_ALLOW_THREADS
+    struct timespec pause = {0, 1000000}; /* 1 ms: at exit only */
+    long rounds = seconds > 0 ? (long)(seconds * 1000.0) : 0;
+    while ((left = atomic_load(&inside)) > 0 && rounds-- > 0)
+        nanosleep(&pause, NULL);
+    Py_END_ALLOW_THREADS
+    return PyBool_FromLong(left == 0);
+}
+
+static PyMethodDef methods[] = {
+    {"set_pending", set_pending, METH_O, "set_pending(flag): a KeyboardInterrupt waits on this thread."},
+    {"interrupt_pending", interrupt_pending, METH_NOARGS,
+     "interrupt_pending() -> bool: a KeyboardInterrupt waits on this thread (set_pending)."},
+    {"set_orphan", set_orphan, METH_O,
+     "set_orphan(fn): fn() reports and clears an interrupt a callback with no caller left pending."},
+    {"set_closing", set_closing, METH_NOARGS, "set_closing(): deliveries call no Python from now on."},
+    {"finalize", finalize, METH_O, "finalize(seconds) -> bool: no callback touches Python from now on."},
+    {NULL, NULL, 0, NULL},
+};
+
+const module_part exit_part = {methods, NULL};

@@ -1,0 +1,161 @@
+/*
+ * observer.c: the four callbacks of an sk_observer (next, error,
+ * completed, release) that a Python subscription hands to the library,
+ * whose ctx is a Python list [handler, sink] held by the library (hold()):
+ * - next converts the value (values.c: an array as a list) and calls
+ *   handler(value) (None there: nothing to call), and
+ *   sink.failed(exception) if it raised;
+ * - error calls sink.error_at(address of the value);
+ * - completed calls sink.completed();
+ * - release calls sink.released(), then drops the list.
+ * Each enters Python under the exit rules (exit.c); next is a delivery
+ * (enter_delivery), the hot path of a fan-out.
+ */
+#include "speedups.h"
+
+/* The sink's methods the callbacks call (interned at import). */
+static PyObject *name_failed, *name_error_at, *name_completed, *name_released;
+
+/* Calls sink.name(arg) (arg NULL: sink.name()); an exception escaping it
+ * is reported as unraisable (the package's methods catch their own). */
+static void call_sink(PyObject *ctx, PyObject *name, PyObject *arg)
+{
+    PyObject *sink = PyList_GetItem(ctx, SINK); /* borrowed */
+    if (sink == NULL) {
+        PyErr_WriteUnraisable(ctx);
+        return;
+    }
+    if (sink == Py_None)
+        return;
+    Py_INCREF(sink);
+    PyObject *result = PyObject_CallMethodObjArgs(sink, name, arg, NULL);
+    if (result == NULL)
+        PyErr_WriteUnraisable(sink);
+    Py_XDECREF(result);
+    Py_DECREF(sink);
+}
+
+static void on_next(void *ctx, const sk_value *value)
+{
+    PyGILState_STATE state = PyGILState_UNLOCKED;
+    int saved = 0, held = 0;
+    if (!enter_delivery(&held, &state, &saved))
+        return;
+    PyObject *list = (PyObject *)ctx;
+    PyObject *handler = PyList_GetItem(list, HANDLER); /* borrowed */
+    if (handler != NULL && handler != Py_None) {
+        if (pending) {
+            /* A KeyboardInterrupt waits for the caller of this emission: the
+             * emission stops here (this subscriber does not get the value,
+             * and stays subscribed), as a loop over listeners stops at an
+             * exception. */
+        } else {
+            PyObject *item = value_object(value);
+            /* Read again after the conversion, which may let the GIL go (an
+             * object carried by reference is looked up through ctypes): a
+             * dispose() that returned meanwhile has set it to None, and no
+             * callback starts after that (Disposable.dispose). */
+            handler = PyList_GetItem(list, HANDLER);
+            if (handler == NULL || handler == Py_None) {
+                if (handler == NULL)
+                    PyErr_WriteUnraisable(list);
+                else if (item == NULL)
+                    PyErr_Clear(); /* the value of a subscription that ended: dropped */
+                Py_XDECREF(item);
+                leave_delivery(held, state, saved);
+                return;
+            }
+            Py_INCREF(handler);
+            PyObject *result = item ? PyObject_CallFunctionObjArgs(handler, item, NULL) : NULL;
+            Py_XDECREF(item);
+            Py_DECREF(handler);
+            if (result == NULL) {
+                PyObject *exc = fetch_exception();
+                call_sink(list, name_failed, exc);
+                Py_DECREF(exc);
+            } else {
+                Py_DECREF(result);
+            }
+        }
+    } else if (handler == NULL) {
+        PyErr_WriteUnraisable(list);
+    }
+    leave_delivery(held, state, saved);
+}
+
+static void on_error(void *ctx, const sk_value *value)
+{
+    PyGILState_STATE state;
+    int saved;
+    if (!enter(1, &state, &saved))
+        return;
+    PyObject *address = PyLong_FromVoidPtr((void *)value);
+    if (address != NULL) {
+        call_sink((PyObject *)ctx, name_error_at, address);
+        Py_DECREF(address);
+    } else {
+        PyErr_WriteUnraisable((PyObject *)ctx);
+    }
+    leave(state, saved);
+}
+
+static void on_completed(void *ctx)
+{
+    PyGILState_STATE state;
+    int saved;
+    if (!enter(1, &state, &saved))
+        return;
+    call_sink((PyObject *)ctx, name_completed, NULL);
+    leave(state, saved);
+}
+
+/* Runs while closing too (the exit hook waits for the releases), not once
+ * finalizing (the list is then left to the process's end). */
+static void on_release(void *ctx)
+{
+    PyGILState_STATE state;
+    int saved;
+    if (!enter(0, &state, &saved))
+        return;
+    call_sink((PyObject *)ctx, name_released, NULL);
+    Py_DECREF((PyObject *)ctx);
+    leave(state, saved);
+}
+
+/* hold(list): a new reference to the callback list, as the ctx (address)
+ * the library hands to the callbacks; dropped by on_release. */
+static PyObject *hold(PyObject *self, PyObject *list)
+{
+    (void)self;
+    if (!PyList_Check(list) || PyList_Size(list) != SLOTS) {
+        PyErr_SetString(PyExc_TypeError, "signalkit: _speedups.hold takes a list [handler, sink]");
+        return NULL;
+    }
+    Py_INCREF(list);
+    return PyLong_FromVoidPtr(list);
+}
+
+static PyMethodDef methods[] = {
+    {"hold", hold, METH_O, "hold(list) -> ctx: the callback list, held for the library until on_release."},
+    {NULL, NULL, 0, NULL},
+};
+
+static int init(PyObject *module)
+{
+    name_failed = PyUnicode_InternFromString("failed");
+    name_error_at = PyUnicode_InternFromString("error_at");
+    name_completed = PyUnicode_InternFromString("completed");
+    name_released = PyUnicode_InternFromString("released");
+    if (!name_failed || !name_error_at || !name_completed || !name_released)
+        return -1;
+    sk_next_fn next_fn = on_next, error_fn = on_error;
+    sk_completed_fn completed_fn = on_completed;
+    sk_release_fn release_fn = on_release;
+    if (add_address(module, "NEXT", (uintptr_t)next_fn) < 0 || add_address(module, "ERROR", (uintptr_t)error_fn) < 0 ||
+        add_address(module, "COMPLETED", (uintptr_t)completed_fn) < 0 ||
+        add_address(module, "RELEASE", (uintptr_t)release_fn) < 0)
+        return -1;
+    return 0;
+}
+
+const module_part observer_part = {methods, init};

@@ -1,0 +1,195 @@
+/*
+ * values.c: values between the library and Python, both ways:
+ * - value_object: an sk_value as a Python object: the library's own kinds
+ *   (None, bool, int, float, str, bytes) here, an array as a list of its
+ *   items converted the same way; anything else (a pointer value, a signal
+ *   value, an object the package carries by reference) through the
+ *   package's converter (set_converter);
+ * - object_value: a Python object of the library's kinds (exact types) as
+ *   an sk_value, or "not one of them" for any other object, which the
+ *   package carries by reference through its ctypes path;
+ * - check_int64: the int64 check of object_value for an int that never
+ *   crosses the library.
+ */
+#include "speedups.h"
+
+/* The package's converter of the other kinds: converter(address). */
+static PyObject *converter;
+
+static PyObject *array_object(const sk_value *value, int depth);
+
+/* The package's converter for what this module does not convert itself (a
+ * pointer value, a signal value): converter(address). */
+static PyObject *converted(const sk_value *value)
+{
+    if (converter == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "signalkit: _speedups.set_converter was not called");
+        return NULL;
+    }
+    return PyObject_CallFunction(converter, "K", (unsigned long long)(uintptr_t)value);
+}
+
+PyObject *value_object(const sk_value *value)
+{
+    switch (value->kind) {
+    case SK_KIND_NIL:
+        Py_INCREF(Py_None);
+        return Py_None;
+    case SK_KIND_BOOL:
+        return PyBool_FromLong(value->u.boolean);
+    case SK_KIND_INT64:
+        return PyLong_FromLongLong(value->u.int64);
+    case SK_KIND_DOUBLE:
+        return PyFloat_FromDouble(value->u.real);
+    case SK_KIND_STRING: {
+        const char *text;
+        size_t length;
+        if (sk_value_get_string(value, &text, &length) == 0)
+            return PyUnicode_DecodeUTF8(text, (Py_ssize_t)length, "replace");
+        break;
+    }
+    case SK_KIND_BYTES: {
+        const void *data;
+        size_t length;
+        if (sk_value_get_bytes(value, &data, &length) == 0)
+            return PyBytes_FromStringAndSize(length ? data : "", (Py_ssize_t)length);
+        break;
+    }
+    case SK_KIND_ARRAY:
+        return array_object(value, 1);
+    default:
+        break;
+    }
+    return converted(value);
+}
+
+/* An array value as a list, its items converted as value_object does
+ * (nested arrays too: the library nests them at most SK_VALUE_MAX_DEPTH
+ * deep, which bounds the recursion; anything unexpected goes to the
+ * package's converter, which reads arrays without recursion and says what
+ * went wrong). A zip's or combine_latest's pair costs no Python call. */
+static PyObject *array_object(const sk_value *value, int depth)
+{
+    size_t count;
+    if (depth > SK_VALUE_MAX_DEPTH || sk_value_get_array_count(value, &count) != SK_OK ||
+        count > (size_t)PY_SSIZE_T_MAX)
+        return converted(value);
+    PyObject *list = PyList_New((Py_ssize_t)count);
+    if (list == NULL)
+        return NULL;
+    for (size_t i = 0; i < count; i++) {
+        const sk_value *item;
+        if (sk_value_get_array_item(value, i, &item) != SK_OK) {
+            Py_DECREF(list);
+            return converted(value);
+        }
+        PyObject *object = item->kind == SK_KIND_ARRAY ? array_object(item, depth + 1) : value_object(item);
+        if (object == NULL) {
+            Py_DECREF(list);
+            return NULL;
+        }
+        PyList_SetItem(list, (Py_ssize_t)i, object); /* steals object */
+    }
+    return list;
+}
+
+int object_value(PyObject *object, sk_value *out)
+{
+    if (PyLong_CheckExact(object)) {
+        int overflow = 0;
+        long long number = PyLong_AsLongLongAndOverflow(object, &overflow);
+        if (overflow) {
+            PyErr_Format(PyExc_OverflowError, "signalkit: int %S out of range of int64", object);
+            return -1;
+        }
+        if (number == -1 && PyErr_Occurred())
+            return -1;
+        out->kind = SK_KIND_INT64;
+        out->u.int64 = number;
+        return 1;
+    }
+    if (PyFloat_CheckExact(object)) {
+        out->kind = SK_KIND_DOUBLE;
+        out->u.real = PyFloat_AsDouble(object);
+        return 1;
+    }
+    if (object == Py_None) {
+        out->kind = SK_KIND_NIL;
+        return 1;
+    }
+    if (object == Py_True || object == Py_False) {
+        out->kind = SK_KIND_BOOL;
+        out->u.boolean = object == Py_True;
+        return 1;
+    }
+    if (PyUnicode_CheckExact(object)) {
+        PyObject *data = PyUnicode_AsUTF8String(object);
+        if (data == NULL)
+            return -1;
+        char *text;
+        Py_ssize_t length;
+        int status = -1;
+        if (PyBytes_AsStringAndSize(data, &text, &length) == 0) {
+            status = sk_value_set_string_n(out, text, (size_t)length);
+            if (status != 0) {
+                PyErr_Format(PyExc_ValueError, "signalkit: a str value: status %d", status);
+                status = -1;
+            } else {
+                status = 1;
+            }
+        }
+        Py_DECREF(data);
+        return status;
+    }
+    if (PyBytes_CheckExact(object)) {
+        char *data;
+        Py_ssize_t length;
+        if (PyBytes_AsStringAndSize(object, &data, &length) != 0)
+            return -1;
+        int status = sk_value_set_bytes(out, data, (size_t)length);
+        if (status != 0) {
+            PyErr_Format(PyExc_ValueError, "signalkit: a bytes value: status %d", status);
+            return -1;
+        }
+        return 1;
+    }
+    return 0;
+}
+
+/* check_int64(value): OverflowError for an int (exactly) outside int64;
+ * None for anything else. Every int a stream carries fits int64, also one
+ * that never crosses the library (a chain of Python stages). */
+static PyObject *check_int64(PyObject *self, PyObject *object)
+{
+    (void)self;
+    if (PyLong_CheckExact(object)) {
+        int overflow = 0;
+        long long number = PyLong_AsLongLongAndOverflow(object, &overflow);
+        if (overflow) {
+            PyErr_Format(PyExc_OverflowError, "signalkit: int %S out of range of int64", object);
+            return NULL;
+        }
+        if (number == -1 && PyErr_Occurred())
+            return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
+static PyObject *set_converter(PyObject *self, PyObject *function)
+{
+    (void)self;
+    if (!PyCallable_Check(function)) {
+        PyErr_SetString(PyExc_TypeError, "signalkit: the converter must be callable");
+        return NULL;
+    }
+    replace_global(&converter, function);
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef methods[] = {
+    {"check_int64", check_int64, METH_O, "check_int64(value): OverflowError for an int outside int64."},
+    {"set_converter", set_converter, METH_O, "set_converter(fn): fn(address) converts the other kinds."},
+    {NULL, NULL, 0, NULL},
+};
+
+const module_part values_part = {methods, NULL};
