@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
-use signalkit::{Disposable, Pipe, Signal, Subscriber};
+use rsignalkit::{Disposable, Pipe, Signal, Subscriber};
 
 fn range(n: i64) -> Signal<i64> {
     Signal::create(move |s: Subscriber<i64>| {
@@ -181,5 +181,5 @@ fn main() {
             .collect();
         report("W3", "delivery", (w3_sinks * w3_puts) as f64, ns);
     }
-    assert_eq!(signalkit::live_objects(), 0, "live objects left");
+    assert_eq!(rsignalkit::live_objects(), 0, "live objects left");
 }

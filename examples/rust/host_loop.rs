@@ -5,7 +5,7 @@ use std::os::raw::{c_int, c_short, c_ulong};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use signalkit::{Observer, Pipe, Queue};
+use rsignalkit::{Observer, Pipe, Queue};
 
 #[repr(C)]
 struct PollFd {
@@ -18,7 +18,7 @@ extern "C" {
     fn poll(fds: *mut PollFd, count: c_ulong, timeout: c_int) -> c_int;
 }
 
-fn main() -> Result<(), signalkit::Error> {
+fn main() -> Result<(), rsignalkit::Error> {
     let queue = Queue::host("main loop")?;
     let pipe = Pipe::<String>::new()?;
     let main_thread = std::thread::current().id();

@@ -1,7 +1,7 @@
 //! The README's Rust quick start: a pipe, a map, a filter, a subscription.
-use signalkit::Pipe;
+use rsignalkit::Pipe;
 
-fn main() -> Result<(), signalkit::Error> {
+fn main() -> Result<(), rsignalkit::Error> {
     let pipe = Pipe::<i64>::new()?;
     let subscription = pipe
         .signal()

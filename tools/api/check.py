@@ -554,7 +554,7 @@ def python_names():
 # The Rust crate's sources (the Rust column's names), and the names of the
 # language and its standard library the column may use.
 RUST_SOURCES = "Sources/rust/src"
-RUST_BUILTINS = {"signalkit", "i64", "f64", "bool", "String", "Option", "Vec", "Arc"}
+RUST_BUILTINS = {"rsignalkit", "i64", "f64", "bool", "String", "Option", "Vec", "Arc"}
 
 
 def check_readme(api, entries, report):

@@ -322,7 +322,7 @@ static HOOK: RwLock<Option<FailureHook>> = RwLock::new(None);
 /// - `"release"`: a closure or a carried value whose drop panicked.
 ///
 /// ```
-/// use signalkit::{set_failure_hook, Signal};
+/// use rsignalkit::{set_failure_hook, Signal};
 /// use std::sync::{Arc, Mutex};
 ///
 /// let reports = Arc::new(Mutex::new(Vec::new()));

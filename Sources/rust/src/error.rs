@@ -12,8 +12,8 @@ use crate::sys;
 /// Thread-safety: a plain value, `Send` and `Sync`.
 ///
 /// ```
-/// let error = signalkit::Queue::concurrent(2000, "too many").err().unwrap();
-/// assert_eq!(error.status(), signalkit::sys::SK_ERR_INVALID_ARGUMENT);
+/// let error = rsignalkit::Queue::concurrent(2000, "too many").err().unwrap();
+/// assert_eq!(error.status(), rsignalkit::sys::SK_ERR_INVALID_ARGUMENT);
 /// assert!(error.message().contains("max_workers"), "{}", error);
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -14,7 +14,7 @@
 //! "Errors and panics": `SIGNALKIT_RUST_PANIC_LOG=1` prints them).
 //!
 //! ```
-//! use signalkit::Pipe;
+//! use rsignalkit::Pipe;
 //! use std::sync::{Arc, Mutex};
 //!
 //! let pipe = Pipe::<i64>::new().unwrap();
@@ -66,7 +66,7 @@ use std::ffi::CStr;
 /// The version of the library loaded at run time ("0.4.0").
 ///
 /// ```
-/// let v = signalkit::version();
+/// let v = rsignalkit::version();
 /// assert_eq!(v.split('.').count(), 3);
 /// ```
 pub fn version() -> &'static str {
@@ -79,11 +79,11 @@ pub fn version() -> &'static str {
 /// subscription ended.
 ///
 /// ```
-/// let before = signalkit::live_objects();
-/// let pipe = signalkit::Pipe::<i64>::new().unwrap();
-/// assert!(signalkit::live_objects() > before);
+/// let before = rsignalkit::live_objects();
+/// let pipe = rsignalkit::Pipe::<i64>::new().unwrap();
+/// assert!(rsignalkit::live_objects() > before);
 /// drop(pipe);
-/// assert_eq!(signalkit::live_objects(), before);
+/// assert_eq!(rsignalkit::live_objects(), before);
 /// ```
 #[allow(clippy::useless_conversion)] // c_long is i32 on some targets
 pub fn live_objects() -> i64 {

@@ -51,7 +51,7 @@ mod standard;
 /// `TakeAction::raw`.
 ///
 /// ```
-/// use signalkit::{Signal, TakeAction};
+/// use rsignalkit::{Signal, TakeAction};
 /// let s = Signal::concat(&[Signal::single(1i64), Signal::single(20), Signal::single(3)]);
 /// let small = s.take_until(|x| if *x < 10 { TakeAction::Pass } else { TakeAction::Complete });
 /// let mut got = Vec::new();

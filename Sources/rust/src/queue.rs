@@ -20,7 +20,7 @@ use crate::sys;
 /// its closures are `Send + 'static`.
 ///
 /// ```
-/// use signalkit::Queue;
+/// use rsignalkit::Queue;
 /// use std::sync::atomic::{AtomicUsize, Ordering};
 /// use std::sync::Arc;
 ///
@@ -103,7 +103,7 @@ impl Queue {
     /// must be `Send`:
     ///
     /// ```compile_fail,E0277
-    /// let queue = signalkit::Queue::serial("q").unwrap();
+    /// let queue = rsignalkit::Queue::serial("q").unwrap();
     /// let local = std::rc::Rc::new(1);
     /// queue.run(move || drop(local)).unwrap();
     /// ```

@@ -125,7 +125,7 @@ impl<T: Value> Signal<T> {
     /// its subscriber).
     ///
     /// ```
-    /// use signalkit::{Signal, Disposable};
+    /// use rsignalkit::{Signal, Disposable};
     /// let s = Signal::<i64>::create(|subscriber| {
     ///     subscriber.put_next(&1).unwrap();
     ///     subscriber.put_completion().unwrap();
@@ -231,7 +231,7 @@ impl<T: Value> Signal<T> {
     ///
     /// ```compile_fail,E0277
     /// let cell = std::rc::Rc::new(std::cell::Cell::new(0));
-    /// let _s = signalkit::Signal::single(1i64).subscribe(move |x| cell.set(x));
+    /// let _s = rsignalkit::Signal::single(1i64).subscribe(move |x| cell.set(x));
     /// ```
     pub fn subscribe<F: FnMut(T) + Send + 'static>(&self, next: F) -> Result<Subscription, Error> {
         self.start_sink(NextOnly(next))
@@ -283,7 +283,7 @@ impl<T: Value> Signal<T> {
 /// on the thread that delivers each event (any thread), one at a time.
 ///
 /// ```
-/// use signalkit::{AnyValue, Observer, Signal};
+/// use rsignalkit::{AnyValue, Observer, Signal};
 /// use std::sync::{Arc, Mutex};
 ///
 /// let log = Arc::new(Mutex::new(Vec::new()));
@@ -744,7 +744,7 @@ impl<T> Drop for Subscriber<T> {
 /// the subscription included.
 ///
 /// ```
-/// use signalkit::Pipe;
+/// use rsignalkit::Pipe;
 /// use std::sync::atomic::{AtomicUsize, Ordering};
 /// use std::sync::Arc;
 ///
@@ -765,13 +765,13 @@ impl<T> Drop for Subscriber<T> {
 ///
 /// ```compile_fail
 /// #![deny(unused_must_use)]
-/// let pipe = signalkit::Pipe::<i64>::new().unwrap();
+/// let pipe = rsignalkit::Pipe::<i64>::new().unwrap();
 /// pipe.signal().subscribe(|_| ()).unwrap(); // unused `Subscription` that must be used
 /// ```
 ///
 /// ```
 /// #![deny(unused_must_use)]
-/// let pipe = signalkit::Pipe::<i64>::new().unwrap();
+/// let pipe = rsignalkit::Pipe::<i64>::new().unwrap();
 /// let _subscription = pipe.signal().subscribe(|_| ()).unwrap();
 /// ```
 #[must_use = "a Subscription disposes its subscription when dropped: keep it, or detach() it"]
@@ -828,7 +828,7 @@ impl Drop for Subscription {
 /// disposing). Thread-safety: `Send` and `Sync`.
 ///
 /// ```
-/// use signalkit::Disposable;
+/// use rsignalkit::Disposable;
 /// use std::sync::atomic::{AtomicBool, Ordering};
 /// use std::sync::Arc;
 ///

@@ -274,7 +274,7 @@ fn wake_all(reader: Option<Waker>, producers: Vec<Waker>) {
 /// thread, each waking the task that waits.
 ///
 /// ```
-/// use signalkit::Signal;
+/// use rsignalkit::Signal;
 /// # fn block_on<F: std::future::Future>(f: F) -> F::Output {
 /// #     struct Unpark(std::thread::Thread);
 /// #     impl std::task::Wake for Unpark { fn wake(self: std::sync::Arc<Self>) { self.0.unpark() } }
@@ -301,13 +301,13 @@ fn wake_all(reader: Option<Waker>, producers: Vec<Waker>) {
 ///
 /// ```compile_fail
 /// #![deny(unused_must_use)]
-/// let pipe = signalkit::Pipe::<i64>::new().unwrap();
+/// let pipe = rsignalkit::Pipe::<i64>::new().unwrap();
 /// pipe.signal().into_stream().unwrap(); // unused `SignalStream` that must be used
 /// ```
 ///
 /// ```
 /// #![deny(unused_must_use)]
-/// let pipe = signalkit::Pipe::<i64>::new().unwrap();
+/// let pipe = rsignalkit::Pipe::<i64>::new().unwrap();
 /// let _stream = pipe.signal().into_stream().unwrap();
 /// ```
 #[must_use = "a SignalStream disposes its subscription when dropped: keep it while its events are wanted"]
@@ -347,7 +347,7 @@ impl<T: Value> Signal<T> {
     /// Err(`SK_ERR_INVALID_ARGUMENT`) for a capacity of 0.
     ///
     /// ```
-    /// use signalkit::{Overflow, Pipe};
+    /// use rsignalkit::{Overflow, Pipe};
     /// # fn block_on<F: std::future::Future>(f: F) -> F::Output {
     /// #     struct Unpark(std::thread::Thread);
     /// #     impl std::task::Wake for Unpark { fn wake(self: std::sync::Arc<Self>) { self.0.unpark() } }
@@ -517,7 +517,7 @@ impl<T> Future for Next<'_, T> {
 /// Thread-safety: `Send` and `Sync`.
 ///
 /// ```
-/// use signalkit::{Overflow, Pipe};
+/// use rsignalkit::{Overflow, Pipe};
 /// # fn block_on<F: std::future::Future>(f: F) -> F::Output {
 /// #     struct Unpark(std::thread::Thread);
 /// #     impl std::task::Wake for Unpark { fn wake(self: std::sync::Arc<Self>) { self.0.unpark() } }

@@ -41,7 +41,7 @@ macro_rules! handle {
 /// stay until disposed, and are let go). Thread-safety: `Send` and `Sync`.
 ///
 /// ```
-/// let pipe = signalkit::Pipe::<i64>::new().unwrap();
+/// let pipe = rsignalkit::Pipe::<i64>::new().unwrap();
 /// let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
 /// let into = seen.clone();
 /// let _s = pipe.signal().subscribe(move |v| into.lock().unwrap().push(v)).unwrap();
@@ -140,7 +140,7 @@ impl<T: Value> Pipe<T> {
 /// subscriber of [`get`](Promise::get). Thread-safety: `Send` and `Sync`.
 ///
 /// ```
-/// use signalkit::{Promise, Signal};
+/// use rsignalkit::{Promise, Signal};
 /// let promise = Promise::<i64>::new().unwrap();
 /// promise.set(&Signal::single(7)).unwrap();
 /// let mut got = Vec::new();
@@ -181,7 +181,7 @@ impl<T: Value> Promise<T> {
 /// [`get`](ValuePromise::get). Thread-safety: `Send` and `Sync`.
 ///
 /// ```
-/// use signalkit::ValuePromise;
+/// use rsignalkit::ValuePromise;
 /// let state = ValuePromise::new(Some(String::from("idle")), true).unwrap();
 /// state.set(String::from("busy")).unwrap();
 /// let mut got = Vec::new();

@@ -5,7 +5,7 @@
 //! `(ab)` events of one frame, `^` a hot signal's subscription point).
 //!
 //! ```
-//! use signalkit::testing::TestScheduler;
+//! use rsignalkit::testing::TestScheduler;
 //! use std::sync::{Arc, Mutex};
 //!
 //! let scheduler = TestScheduler::new().unwrap();

@@ -410,7 +410,7 @@ pub(crate) fn conversion_message<T: Value>(value: ValueRef<'_>) -> String {
 /// A type of one's own converts through one of these:
 ///
 /// ```
-/// use signalkit::{Error, RawValue, Signal, Value, ValueRef};
+/// use rsignalkit::{Error, RawValue, Signal, Value, ValueRef};
 ///
 /// #[derive(Debug, PartialEq)]
 /// struct Celsius(f64);
@@ -665,7 +665,7 @@ impl Value for RawValue {
 /// signal whose values are of several kinds.
 ///
 /// ```
-/// use signalkit::{AnyValue, Signal};
+/// use rsignalkit::{AnyValue, Signal};
 /// let mixed = Signal::concat(&[
 ///     Signal::single(AnyValue::Int(1)),
 ///     Signal::single(AnyValue::from("two")),

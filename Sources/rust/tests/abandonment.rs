@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use common::Counted;
-use signalkit::{live_objects, Observer, Pipe, Queue};
+use rsignalkit::{live_objects, Observer, Pipe, Queue};
 
 /// One of the handles, held until its turn to be dropped.
 type Held = Box<dyn Send>;

@@ -18,7 +18,7 @@ use std::task::{Context, Poll, Wake, Waker};
 use std::time::Duration;
 
 use common::Counted;
-use signalkit::{live_objects, set_failure_hook, AnyValue, Overflow, Pipe, Queue, Signal, SignalStream};
+use rsignalkit::{live_objects, set_failure_hook, AnyValue, Overflow, Pipe, Queue, Signal, SignalStream};
 
 struct Unpark(std::thread::Thread, AtomicBool);
 
@@ -515,7 +515,7 @@ fn the_stream_follows_the_failure_rule() {
 fn a_capacity_of_zero_is_refused() {
     let _serial = common::serial();
     let error = Signal::single(1i64).into_stream_bounded(0, Overflow::Latest).err().unwrap();
-    assert_eq!(error.status(), signalkit::sys::SK_ERR_INVALID_ARGUMENT);
+    assert_eq!(error.status(), rsignalkit::sys::SK_ERR_INVALID_ARGUMENT);
     assert_eq!(error.message(), "into_stream_bounded: capacity must be at least 1");
     assert_eq!(live_objects(), 0);
 }

@@ -5,7 +5,7 @@
 use std::ffi::CString;
 use std::ptr;
 
-use signalkit::sys;
+use rsignalkit::sys;
 
 #[test]
 fn the_ffi_library_links_and_parses_a_signature() {

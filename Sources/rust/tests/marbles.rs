@@ -1,6 +1,6 @@
 //! The Rust runner of the shared marble table (Tests/marbles/*.marbles,
 //! format in Tests/marbles/README.md): every case of every file, played on
-//! the crate's virtual time (signalkit::testing). A file added there is
+//! the crate's virtual time (rsignalkit::testing). A file added there is
 //! picked up without a change here; a line this runner cannot read, or an
 //! operator or a function it does not know, fails its case, naming the
 //! file and line.
@@ -24,8 +24,8 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
-use signalkit::testing::{SubscriptionLog, TestScheduler};
-use signalkit::{set_failure_hook, AnyValue, Observer, Overflow, Signal, Subscription, TakeAction};
+use rsignalkit::testing::{SubscriptionLog, TestScheduler};
+use rsignalkit::{set_failure_hook, AnyValue, Observer, Overflow, Signal, Subscription, TakeAction};
 
 // standard_operator!: the operators of a standard shape, made from the
 // operator table (`make api-update`).
@@ -78,7 +78,7 @@ struct Bounded {
     drops: Arc<Mutex<Vec<Event>>>,
     expect: Option<&'static str>,
     unseen: Option<&'static str>,
-    hosts: Vec<signalkit::Queue>,
+    hosts: Vec<rsignalkit::Queue>,
 }
 
 fn value_of(text: &str) -> Result<AnyValue, String> {
@@ -497,7 +497,7 @@ fn apply(words: &[String], at: &str, signal: &S, inputs: &HashMap<String, S>, sc
                 if args[2] != "host" || args.len() < 4 {
                     return Err(format!("{}: deliverOnBounded N P is followed by nothing or by host and frames", at));
                 }
-                let host = signalkit::Queue::host("marble host").map_err(|e| format!("{}: no host queue: {}", at, e))?;
+                let host = rsignalkit::Queue::host("marble host").map_err(|e| format!("{}: no host queue: {}", at, e))?;
                 for i in 3..args.len() {
                     let drained = host.clone();
                     scheduler.schedule(count(i)? as u32, move || {
@@ -644,10 +644,10 @@ fn play_on(
     let mut signal = inputs[&case.inputs[0].0].clone();
     // `during`: the first input, whose latest subscriber the subscriber's
     // first call with the trigger's value puts the values into.
-    let latest: Arc<Mutex<Option<signalkit::Subscriber<AnyValue>>>> = Arc::new(Mutex::new(None));
+    let latest: Arc<Mutex<Option<rsignalkit::Subscriber<AnyValue>>>> = Arc::new(Mutex::new(None));
     if case.during.is_some() {
         let (upstream, keep) = (signal.clone(), Arc::clone(&latest));
-        signal = Signal::create(move |subscriber: signalkit::Subscriber<AnyValue>| {
+        signal = Signal::create(move |subscriber: rsignalkit::Subscriber<AnyValue>| {
             *keep.lock().unwrap() = Some(subscriber.clone());
             let (a, b, c) = (subscriber.clone(), subscriber.clone(), subscriber);
             upstream

@@ -6,12 +6,12 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use signalkit::testing::TestScheduler;
-use signalkit::{
+use rsignalkit::testing::TestScheduler;
+use rsignalkit::{
     live_objects, AnyValue, Disposable, Observer, Overflow, Pipe, Promise, Queue, Signal, TakeAction, ValuePromise,
 };
 
-fn values<T: signalkit::Value>(signal: &Signal<T>) -> Result<Vec<T>, AnyValue> {
+fn values<T: rsignalkit::Value>(signal: &Signal<T>) -> Result<Vec<T>, AnyValue> {
     let mut got = Vec::new();
     signal.for_each_blocking(|v| got.push(v)).map(|_| got)
 }

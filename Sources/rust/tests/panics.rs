@@ -14,7 +14,7 @@ use std::process::Command;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use signalkit::{live_objects, set_failure_hook, AnyValue, Observer, Overflow, Pipe, Signal, Subscriber, Subscription, TakeAction, Value};
+use rsignalkit::{live_objects, set_failure_hook, AnyValue, Observer, Overflow, Pipe, Signal, Subscriber, Subscription, TakeAction, Value};
 
 type Log = Arc<Mutex<Vec<String>>>;
 

@@ -4,7 +4,7 @@ mod common;
 
 use std::sync::{Arc, Mutex};
 
-use signalkit::{live_objects, Pipe, Queue};
+use rsignalkit::{live_objects, Pipe, Queue};
 
 #[test]
 fn values_delivered_on_a_serial_queue_arrive_in_order_on_its_thread() {
@@ -128,7 +128,7 @@ fn nothing_reaches_a_subscription_after_its_end_while_other_threads_put() {
     // waiting for the closure: none may reach it after that.
     let reports = Arc::new(Mutex::new(Vec::new()));
     let into = reports.clone();
-    signalkit::set_failure_hook(Some(Box::new(move |place, message| into.lock().unwrap().push(format!("{}: {}", place, message)))));
+    rsignalkit::set_failure_hook(Some(Box::new(move |place, message| into.lock().unwrap().push(format!("{}: {}", place, message)))));
     let calls = Arc::new(AtomicUsize::new(0));
     let counted = calls.clone();
     let subscription = pipe
@@ -155,7 +155,7 @@ fn nothing_reaches_a_subscription_after_its_end_while_other_threads_put() {
     for t in threads {
         t.join().unwrap();
     }
-    signalkit::set_failure_hook(None);
+    rsignalkit::set_failure_hook(None);
     assert_eq!(calls.load(Ordering::SeqCst), 2001, "values after the panic reached the closure");
     let reports = reports.lock().unwrap();
     assert_eq!(reports.len(), 1, "{:?}", *reports);

@@ -4,7 +4,7 @@ mod common;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use signalkit::{live_objects, AnyValue, Observer, Pipe, Signal, Value};
+use rsignalkit::{live_objects, AnyValue, Observer, Pipe, Signal, Value};
 
 fn round_trip<T: Value + Clone + PartialEq + std::fmt::Debug>(value: T) {
     let mut got = Vec::new();
@@ -92,11 +92,11 @@ fn an_error_value_reaches_the_error_closure_as_any_value() {
 
 #[test]
 fn a_library_error_carries_its_status_and_message() {
-    let error = signalkit::Queue::concurrent(0, "q").err().expect("0 workers is refused");
-    assert_eq!(error.status(), signalkit::sys::SK_ERR_INVALID_ARGUMENT);
+    let error = rsignalkit::Queue::concurrent(0, "q").err().expect("0 workers is refused");
+    assert_eq!(error.status(), rsignalkit::sys::SK_ERR_INVALID_ARGUMENT);
     assert!(error.message().contains("max_workers is 0"), "{}", error.message());
     assert_eq!(error.status_string(), "invalid argument");
-    let error = signalkit::Queue::serial("a\0b").err().expect("a NUL in a name");
+    let error = rsignalkit::Queue::serial("a\0b").err().expect("a NUL in a name");
     assert!(error.to_string().contains("NUL"), "{}", error);
 }
 

@@ -18,7 +18,7 @@ impl<T: Value> Signal<T> {
     /// nothing comes after.
     ///
     /// ```
-    /// use signalkit::Signal;
+    /// use rsignalkit::Signal;
     /// let mut got = Vec::new();
     /// Signal::single(4).map(|x: i64| x.to_string()).for_each_blocking(|s| got.push(s)).unwrap();
     /// assert_eq!(got, vec!["4".to_string()]);
@@ -39,7 +39,7 @@ impl<T: Value> Signal<T> {
     /// ```compile_fail,E0277
     /// use std::rc::Rc;
     /// let limit = Rc::new(3);
-    /// let s = signalkit::Signal::single(1i64).filter(move |x| *x < *limit);
+    /// let s = rsignalkit::Signal::single(1i64).filter(move |x| *x < *limit);
     /// ```
     pub fn filter<F: Fn(&T) -> bool + Send + Sync + 'static>(&self, f: F) -> Signal<T> {
         with_ctx(FnShared(f), |out, ctx, release| unsafe {
@@ -202,7 +202,7 @@ impl<T: Value> Signal<T> {
     /// (`reduce` delivers none at all), the upstream is disposed.
     ///
     /// ```
-    /// use signalkit::Signal;
+    /// use rsignalkit::Signal;
     /// let s = Signal::concat(&[Signal::single(1i64), Signal::single(2), Signal::single(3)]);
     /// let mut got = Vec::new();
     /// s.scan(0, |sum, x| sum + x).for_each_blocking(|v| got.push(v)).unwrap();
