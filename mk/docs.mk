@@ -139,7 +139,7 @@ OP_EXAMPLES_VENV := $(OUT)/op-examples-venv
 # The crate the Rust examples depend on, and their target folder (kept
 # between runs: the crate is built once; its own, since RUSTFLAGS differ
 # from make test-rust's).
-OP_EXAMPLES_CRATE = $(CURDIR)/Sources/rust
+OP_EXAMPLES_CRATE = $(CURDIR)/Sources/rust/rsignalkit
 OP_EXAMPLES_RUST = cd $(OP_EXAMPLES)/rust && $(RUST_ENV) CARGO_TARGET_DIR=$(RUST_OUT)/op-examples RUSTFLAGS="-D warnings" $(CARGO)
 
 .PHONY: test-op-examples

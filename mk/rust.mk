@@ -1,15 +1,17 @@
-# The Rust crate (Sources/rust, issue 45; guide: docs/rust.md): built and
-# tested against the staged install, as a user's cargo finds it (build.rs
-# runs pkg-config with the stage's PKG_CONFIG_PATH and SYSROOT), offline
-# (the crate has no dependency), its target folder under .build-c. The tests:
+# The Rust crates (Sources/rust, a workspace of rsignalkit-sys and
+# rsignalkit; issue 45; guide: docs/rust.md): built and
+# tested against the staged install, as a user's cargo finds it
+# (rsignalkit-sys's build.rs runs pkg-config with the stage's
+# PKG_CONFIG_PATH and SYSROOT), offline (the crates depend on nothing but
+# each other), their target folder under .build-c. The tests:
 # unit and doc tests (compile_fail ones among them: a non-Send closure is
 # refused), the shared marble table, every release order with work pending,
 # panics; the examples (examples/rust, a package that depends on the crate
 # by path), their output compared with NAME.expected; then clippy with warnings as errors (where clippy is installed)
-# and the crate's rustdoc without a warning; last, where Debian's own
+# and the crates' rustdoc without a warning; last, where Debian's own
 # compiler is installed beside another one (RUST_MSRV_CARGO: Debian's cargo
-# and rustc 1.63, the crate's rust-version, which tools/install-deps.sh
-# always installs), every target of the crate checked with it, so that
+# and rustc 1.63, the crates' rust-version, which tools/install-deps.sh
+# always installs), every target of the crates checked with it, so that
 # nothing newer than the stated MSRV creeps in.
 
 CARGO ?= cargo
@@ -22,10 +24,10 @@ RUST_MSRV_RUSTC ?= /usr/bin/rustc
 
 .PHONY: test-rust rust-doc bench-rust bench-rust-build
 
-test-rust: stage ## the Rust crate's tests (cargo test: unit, doc, compile-fail, marble table, leaks, panics), clippy -D warnings, rustdoc
+test-rust: stage ## the Rust crates' tests (cargo test: unit, doc, compile-fail, marble table, leaks, panics), clippy -D warnings, rustdoc
 	$(begin)
 	$(RUST_CARGO) test --offline --quiet
-	$(RUST_CARGO) test --offline --quiet --features ffi --test ffi
+	$(RUST_CARGO) test --offline --quiet -p rsignalkit --features ffi --test ffi
 	if $(CARGO) clippy --version >/dev/null 2>&1; then $(RUST_CARGO) clippy --offline --all-targets --quiet -- -D warnings; \
 		else echo "test-rust: no clippy here: lint skipped"; fi
 	$(RUST_CARGO) doc --offline --no-deps --quiet
@@ -38,7 +40,7 @@ test-rust: stage ## the Rust crate's tests (cargo test: unit, doc, compile-fail,
 		else echo "test-rust: no second compiler at $(RUST_MSRV_RUSTC): the MSRV check is skipped"; fi
 	$(end)
 
-rust-doc: stage ## the Rust crate's reference (rustdoc, warnings as errors) into .build-c/rust/doc
+rust-doc: stage ## the Rust crates' reference (rustdoc, warnings as errors) into .build-c/rust/doc
 	$(RUST_CARGO) doc --offline --no-deps --quiet
 
 # W1, W2, W2b and W3 through the crate (Benchmarks/rust, release build) beside

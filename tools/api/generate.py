@@ -10,8 +10,9 @@ copy is not what the headers give.
   and "// END pipeables (generated)"
       the C++ pipeables (`s | take(3)`): one for each operator of class
       signalkit::signal (a public const member that returns a signal);
-  Sources/rust/src/sys.rs
-      the Rust crate's raw bindings (generate_rust.py).
+  Sources/rust/rsignalkit-sys/src/lib.rs
+      the raw Rust crate rsignalkit-sys, whole but for its build.rs
+      (generate_rust.py).
 
 Usage: generate.py API.json            (from the repository's root: writes both)
        generate.py API.json --check    (says which differ; exit status 1 if any)

@@ -24,7 +24,7 @@ Each fenced block must follow a marker comment on the line before it:
                             tools/check/run-doc-steps.py (which fails when no block
                             bears a NAME it is asked for)
   <!-- rust-doctest -->     a Rust block that the crate's doc tests compile and
-                            run (make test-rust): Sources/rust/src/lib.rs must
+                            run (make test-rust): Sources/rust/rsignalkit/src/lib.rs must
                             include the document as documentation
                             (include_str!), which is checked
   <!-- python -->           a Python block that Sources/python/tests/test_readme.py
@@ -43,7 +43,7 @@ import sys
 import tempfile
 
 MARKER = re.compile(r"^<!-- (fragment|python|swift-dependency|rust-doctest|file: (\S+)|run: (\S+)) -->$")
-RUST_CRATE_ROOT = "Sources/rust/src/lib.rs"
+RUST_CRATE_ROOT = "Sources/rust/rsignalkit/src/lib.rs"
 PYTHON_RUNNER = "Sources/python/tests/test_readme.py"
 # The blocks of each `run:` name, and the target that runs them.
 RUN_STEPS = {

@@ -66,7 +66,7 @@ SWIFT_DIR = os.path.join(ROOT, "examples", "swift", "Sources", "OperatorExamples
 SWIFT_EXPECTED = os.path.join(ROOT, "examples", "swift", "OperatorExamples.expected")
 LANGUAGES = ("C", "C++", "Swift", "Python", "Rust")
 # The crate the Rust examples are written against (its public API only).
-RUST_CRATE = os.path.join(ROOT, "Sources", "rust")
+RUST_CRATE = os.path.join(ROOT, "Sources", "rust", "rsignalkit")
 
 # The case an operator's example plays, where the first one is not the
 # clearest: the issue asks for scan's non-zero initial value; mergeMap's

@@ -33,7 +33,8 @@
 //! assert_eq!(*seen.lock().unwrap(), vec![20, 30]);
 //! ```
 //!
-//! The raw C interface, generated from api.json, is [`sys`].
+//! The raw C interface, generated from api.json, is [`sys`]: the crate
+//! rsignalkit-sys, which also finds and links the library.
 #![warn(missing_docs)]
 
 mod callback;
@@ -43,15 +44,15 @@ mod queue;
 mod signal;
 mod stream;
 mod subject;
-pub mod sys;
 pub mod testing;
 mod value;
 
 pub use callback::{set_failure_hook, FailureHook};
+pub use rsignalkit_sys as sys;
 
 /// The Rust guide (docs/rust.md), whose examples are this module's doc
 /// tests.
-#[doc = include_str!("../../../docs/rust.md")]
+#[doc = include_str!("../../../../docs/rust.md")]
 pub mod guide {}
 pub use error::{status_string, Error};
 pub use operators::{Overflow, TakeAction};

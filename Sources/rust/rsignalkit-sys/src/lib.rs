@@ -6,7 +6,10 @@
 //! `signalkit_ffi.h`, as the headers declare them (api.json). Each item's
 //! documentation is the header's brief; the header says the rest
 //! (ownership, threads, errors). Everything here is `unsafe` to call:
-//! the crate's safe layer is what keeps the contract.
+//! the crate `rsignalkit`, the safe layer over this one, is what keeps
+//! the contract (it re-exports this crate as `rsignalkit::sys`). The
+//! build script finds and links libsignalkit as rsignalkit's guide says
+//! ("Building against the library").
 //! Headers of version 0.4.0.
 #![allow(non_camel_case_types, non_upper_case_globals, missing_docs, clippy::upper_case_acronyms)]
 
