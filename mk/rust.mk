@@ -6,8 +6,8 @@
 # each other), their target folder under .build-c. The tests:
 # unit and doc tests (compile_fail ones among them: a non-Send closure is
 # refused), the shared marble table, every release order with work pending,
-# panics; the examples (examples/rust, a package that depends on the crate
-# by path), their output compared with NAME.expected; then clippy with warnings as errors (where clippy is installed)
+# panics; rsignalkit's examples (its examples/NAME.rs), their output
+# compared with examples/NAME.expected; then clippy with warnings as errors (where clippy is installed)
 # and the crates' rustdoc without a warning; last, where Debian's own
 # compiler is installed beside another one (RUST_MSRV_CARGO: Debian's cargo
 # and rustc 1.63, the crates' rust-version, which tools/install-deps.sh
@@ -21,6 +21,10 @@ RUST_ENV := RUSTDOCFLAGS="-D warnings" CARGO_TARGET_DIR=$(RUST_OUT) PKG_CONFIG_P
 RUST_CARGO := cd Sources/rust && $(RUST_ENV) $(CARGO)
 RUST_MSRV_CARGO ?= /usr/bin/cargo
 RUST_MSRV_RUSTC ?= /usr/bin/rustc
+RUST_CRATE := Sources/rust/rsignalkit
+# rsignalkit's benchmark program (benches/bench_rust.rs), copied out of
+# cargo's folder of hashed names by bench-rust-build.
+RUST_BENCH := $(RUST_OUT)/bench_rust
 
 .PHONY: test-rust rust-doc bench-rust bench-rust-build
 
@@ -31,9 +35,9 @@ test-rust: stage ## the Rust crates' tests (cargo test: unit, doc, compile-fail,
 	if $(CARGO) clippy --version >/dev/null 2>&1; then $(RUST_CARGO) clippy --offline --all-targets --quiet -- -D warnings; \
 		else echo "test-rust: no clippy here: lint skipped"; fi
 	$(RUST_CARGO) doc --offline --no-deps --quiet
-	set -e; for example in quickstart host_loop; do \
-		(cd examples/rust && $(RUST_ENV) $(CARGO) run --offline --quiet --bin $$example) > $(RUST_OUT)/$$example.out; \
-		diff -u examples/rust/$$example.expected $(RUST_OUT)/$$example.out; done
+	set -e; for example in $(basename $(notdir $(wildcard $(RUST_CRATE)/examples/*.rs))); do \
+		($(RUST_CARGO) run --offline --quiet -p rsignalkit --example $$example) > $(RUST_OUT)/$$example.out; \
+		diff -u $(RUST_CRATE)/examples/$$example.expected $(RUST_OUT)/$$example.out; done
 	if [ -x $(RUST_MSRV_CARGO) ] && [ -x $(RUST_MSRV_RUSTC) ] && [ "$$(command -v $(CARGO))" != $(RUST_MSRV_CARGO) ]; then \
 		$(RUST_MSRV_RUSTC) --version; cd Sources/rust && $(RUST_ENV) CARGO_TARGET_DIR=$(RUST_OUT)/msrv RUSTC=$(RUST_MSRV_RUSTC) \
 		$(RUST_MSRV_CARGO) check --offline --quiet --all-targets; \
@@ -43,7 +47,7 @@ test-rust: stage ## the Rust crates' tests (cargo test: unit, doc, compile-fail,
 rust-doc: stage ## the Rust crates' reference (rustdoc, warnings as errors) into .build-c/rust/doc
 	$(RUST_CARGO) doc --offline --no-deps --quiet
 
-# W1, W2, W2b and W3 through the crate (Benchmarks/rust, release build) beside
+# W1, W2, W2b and W3 through the crate (its benches/bench_rust.rs, release build) beside
 # bench_capi's, the same sizes and repetitions (BENCH_REPS, BENCH_DIVIDE of
 # mk/bench.mk), and their ratios against the issue's target (1.1 times the
 # C API per unit), then the same ratios as instructions per unit under
@@ -51,11 +55,16 @@ rust-doc: stage ## the Rust crates' reference (rustdoc, warnings as errors) into
 # not move). Not part of make test (a clock).
 bench-rust: bench-capi bench-rust-build ## the Rust crate against the C API on W1, W2, W2b, W3 (a table of ratios)
 	$(RUN_STAGED) $(BENCH_OUT)/bench_capi --reps $(BENCH_REPS) --divide $(BENCH_DIVIDE) --workloads W1,W2,W2b,W3 > $(RUST_OUT)/bench_c.jsonl
-	$(RUN_STAGED) $(RUST_OUT)/release/bench_rust --reps $(BENCH_REPS) --divide $(BENCH_DIVIDE) --workloads W1,W2,W2b,W3 > $(RUST_OUT)/bench_rust.jsonl
+	$(RUN_STAGED) $(RUST_BENCH) --reps $(BENCH_REPS) --divide $(BENCH_DIVIDE) --workloads W1,W2,W2b,W3 > $(RUST_OUT)/bench_rust.jsonl
 	$(PYTHON) Benchmarks/rust/compare.py $(RUST_OUT)/bench_c.jsonl $(RUST_OUT)/bench_rust.jsonl
-	$(RUN_STAGED) $(PYTHON) Benchmarks/rust/instructions.py $(BENCH_OUT)/bench_capi $(RUST_OUT)/release/bench_rust
+	$(RUN_STAGED) $(PYTHON) Benchmarks/rust/instructions.py $(BENCH_OUT)/bench_capi $(RUST_BENCH)
 
 # The program alone (release build against the stage): make bench's Rust
 # column and make bench-check's Rust / C instruction ratios run it.
-bench-rust-build: stage ## the Rust crate's benchmark program (Benchmarks/rust/bench_rust.rs, release)
-	cd Benchmarks/rust && $(RUST_ENV) $(CARGO) build --offline --release --quiet
+# cargo names the program after a hash (release/deps/bench_rust-HASH): the
+# build's JSON messages say which, and it is copied to RUST_BENCH.
+bench-rust-build: stage ## the Rust crate's benchmark program (rsignalkit's benches/bench_rust.rs, release)
+	$(RUST_CARGO) build --offline --release --quiet -p rsignalkit --bench bench_rust --message-format=json-render-diagnostics \
+		| sed -n 's/.*"executable":"\([^"]*\)".*/\1/p' > $(RUST_BENCH).path
+	@test -s $(RUST_BENCH).path || { echo "bench-rust-build: cargo named no executable for bench_rust" >&2; exit 1; }
+	cp "$$(cat $(RUST_BENCH).path)" $(RUST_BENCH)

@@ -1,10 +1,12 @@
-//! W1, W2, W2b and W3 of Benchmarks/README.md through the Rust crate: the
-//! same pipelines, sizes and checksums as bench_capi.c, closures for every
-//! callback, RAII handles; JSON lines of impl "rust". Each workload runs
-//! once for its checksum, then `--reps` times timed: at `--reps 1`, twice
-//! (what instructions.py divides by).
+//! W1, W2, W2b and W3 of SignalKit's benchmarks (Benchmarks/README.md of
+//! its source tree) through this crate: the same pipelines, sizes and
+//! checksums as its bench_capi.c, closures for every callback, RAII
+//! handles; JSON lines of impl "rust". Each workload runs once for its
+//! checksum, then `--reps` times timed: at `--reps 1`, twice (what
+//! instructions.py divides by).
 //!
 //!   bench_rust [--reps N] [--divide N] [--workloads W1,W3]
+//!   cargo bench --bench bench_rust -- --reps 3     (cargo adds --bench: ignored)
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
