@@ -667,8 +667,9 @@ def check_generated(api, report):
         report(str(problem))
         return
     for path in differing:
-        report(f"{path} is not what the headers give (its generated part): run `make api-update` "
-               f"(tools/api/generate.py) and commit the result")
+        made = f"a copy of {generate.COPIES[path]}" if path in generate.COPIES else \
+            "what the headers give (its generated part)"
+        report(f"{path} is not {made}: run `make api-update` (tools/api/generate.py) and commit the result")
     import operators  # noqa: E402  (beside this file)
     differing, problems = operators.stale(api)
     for path in differing:

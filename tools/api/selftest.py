@@ -31,9 +31,10 @@ COPIED = ("include", "tools/api", "Sources/SignalKitCAPI", "Sources/python/pysig
           "Tests/C", "Tests/marbles", "Sources/python/tests/marble_operators.py", "Tests/cpp/marble_operators.hpp", "Tests/common",
           "Tests/fuzz/fuzz_api.c", "Tests/fuzz/fuzz_operators.h", "Tests/SwiftSignalKitTests/Model",
           "docs/operators.md", "Sources/rust/rsignalkit/src", "Sources/rust/rsignalkit-sys/src",
-          "Sources/rust/rsignalkit/tests/generated", "Benchmarks/c/cost_operators.hpp",
+          "Sources/rust/marbles/generated", "Benchmarks/c/cost_operators.hpp",
           "Benchmarks/Sources/OperatorCost/Operators.generated.swift", "Sources/python/bench/cost_operators.py",
-          "Tests/SwiftSignalKitTestingTests/MarbleTableOperators.generated.swift")
+          "Tests/SwiftSignalKitTestingTests/MarbleTableOperators.generated.swift", "docs/rust.md", "LICENSE",
+          "Sources/rust/rsignalkit/LICENSE", "Sources/rust/rsignalkit-sys/LICENSE")
 HERE = os.getcwd()
 
 
@@ -110,6 +111,9 @@ CASES = [
      [("Sources/rust/rsignalkit-sys/src/lib.rs", "pub fn sk_signal_take(out: *mut *mut sk_signal, signal: *mut sk_signal, count: usize)",
        "pub fn sk_signal_take(out: *mut *mut sk_signal, signal: *mut sk_signal, count: c_int)")],
      [r"Sources/rust/rsignalkit-sys/src/lib\.rs is not what the headers give \(its generated part\): run `make api-update`"]),
+    ("the Rust guide edited, and not its copy in the crate",
+     [("docs/rust.md", "# SignalKit from Rust\n", "# SignalKit in Rust\n")],
+     [r"Sources/rust/rsignalkit/src/guide\.md is not a copy of docs/rust\.md: run `make api-update`"]),
     ("a Rust name of the availability table that the crate does not declare",
      [("docs/operators.md", "| `pairwise` |  |", "| `pairs` |  |")],
      [r"row 'reduce, materialize pairwise': the Rust column names `pairs`, which no file of Sources/rust/rsignalkit/src/ or Sources/rust/rsignalkit-sys/src/ declares"]),
@@ -177,8 +181,8 @@ CASES = [
      [("Tests/marbles/README.md", "| `skip N` | `skip` |", "| `skip N` | `drop` |")],
      [r"Tests/marbles/README\.md is not what the operator table gives"]),
     ("the Rust runner's generated operators edited by hand",
-     [("Sources/rust/rsignalkit/tests/generated/marble_operators.rs", '"share" => Some($signal.share()', '"share" => Some($signal.replay(1)')],
-     [r"Sources/rust/rsignalkit/tests/generated/marble_operators\.rs is not what the operator table gives"]),
+     [("Sources/rust/marbles/generated/marble_operators.rs", '"share" => Some($signal.share()', '"share" => Some($signal.replay(1)')],
+     [r"Sources/rust/marbles/generated/marble_operators\.rs is not what the operator table gives"]),
     ("a marble table operator in no row of the operator table",
      [("Tests/marbles/take.marbles", "op take ", "op takeFirst ")],
      [r"take\.marbles:\d+: the operator `takeFirst` is in no row of tools/api/operators\.md"]),

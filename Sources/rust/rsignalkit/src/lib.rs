@@ -50,9 +50,9 @@ mod value;
 pub use callback::{set_failure_hook, FailureHook};
 pub use rsignalkit_sys as sys;
 
-/// The Rust guide (docs/rust.md), whose examples are this module's doc
-/// tests.
-#[doc = include_str!("../../../../docs/rust.md")]
+/// The Rust guide (SignalKit's docs/rust.md, of which this crate carries a
+/// copy), whose examples are this module's doc tests.
+#[doc = include_str!("guide.md")]
 pub mod guide {}
 pub use error::{status_string, Error};
 pub use operators::{Overflow, TakeAction};

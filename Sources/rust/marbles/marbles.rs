@@ -17,6 +17,7 @@
 //! and their `dropped` lines are left unchecked, named on stderr. Where the
 //! policy ends the stream (error, block), the error received must be the
 //! operator's overflow error.
+#[path = "../rsignalkit/tests/common/mod.rs"]
 mod common;
 
 use std::cell::RefCell;
@@ -34,7 +35,7 @@ include!("generated/marble_operators.rs");
 fn marbles_dir() -> PathBuf {
     match std::env::var_os("SIGNALKIT_MARBLES") {
         Some(dir) => PathBuf::from(dir),
-        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../Tests/marbles"),
+        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../Tests/marbles"),
     }
 }
 
