@@ -7,7 +7,9 @@
 # unit and doc tests (compile_fail ones among them: a non-Send closure is
 # refused), the shared marble table, every release order with work pending,
 # panics; rsignalkit's examples (its examples/NAME.rs), their output
-# compared with examples/NAME.expected; then clippy with warnings as errors (where clippy is installed)
+# compared with examples/NAME.expected; rsignalkit-sys's build script where
+# it finds no usable library (Tests/rust/build-script.sh: each way stops
+# the build with its message); then clippy with warnings as errors (where clippy is installed)
 # and the crates' rustdoc without a warning; last, where Debian's own
 # compiler is installed beside another one (RUST_MSRV_CARGO: Debian's cargo
 # and rustc 1.63, the crates' rust-version, which tools/install-deps.sh
@@ -38,6 +40,7 @@ test-rust: stage ## the Rust crates' tests (cargo test: unit, doc, compile-fail,
 	set -e; for example in $(basename $(notdir $(wildcard $(RUST_CRATE)/examples/*.rs))); do \
 		($(RUST_CARGO) run --offline --quiet -p rsignalkit --example $$example) > $(RUST_OUT)/$$example.out; \
 		diff -u $(RUST_CRATE)/examples/$$example.expected $(RUST_OUT)/$$example.out; done
+	sh Tests/rust/build-script.sh $(RUST_OUT)/build-script $(STAGE) $(CARGO) $(VERSION)
 	if [ -x $(RUST_MSRV_CARGO) ] && [ -x $(RUST_MSRV_RUSTC) ] && [ "$$(command -v $(CARGO))" != $(RUST_MSRV_CARGO) ]; then \
 		$(RUST_MSRV_RUSTC) --version; cd Sources/rust && $(RUST_ENV) CARGO_TARGET_DIR=$(RUST_OUT)/msrv RUSTC=$(RUST_MSRV_RUSTC) \
 		$(RUST_MSRV_CARGO) check --offline --quiet --all-targets; \
