@@ -28,7 +28,7 @@ RUST_CRATE := Sources/rust/rsignalkit
 # cargo's folder of hashed names by bench-rust-build.
 RUST_BENCH := $(RUST_OUT)/bench_rust
 
-.PHONY: test-rust rust-doc bench-rust bench-rust-build
+.PHONY: test-rust rust-doc bench-rust bench-rust-build dist-crate
 
 test-rust: stage ## the Rust crates' tests (cargo test: unit, doc, compile-fail, marble table, leaks, panics), clippy -D warnings, rustdoc
 	$(begin)
@@ -71,3 +71,36 @@ bench-rust-build: stage ## the Rust crate's benchmark program (rsignalkit's benc
 		| sed -n 's/.*"executable":"\([^"]*\)".*/\1/p' > $(RUST_BENCH).path
 	@test -s $(RUST_BENCH).path || { echo "bench-rust-build: cargo named no executable for bench_rust" >&2; exit 1; }
 	cp "$$(cat $(RUST_BENCH).path)" $(RUST_BENCH)
+
+# The crates as a registry would take them (issue 53): `cargo package` of
+# both at once, offline, into .build-c/dist/rust (make dist builds them in
+# its clean tree, beside the other artifacts; docs/packaging.md). Each is
+# verified there: its packaged copy built alone, rsignalkit's against the
+# packaged rsignalkit-sys through a local overlay of the registry that
+# cargo makes when it packages interdependent crates together. That needs
+# cargo 1.90 or later: Debian 12's cargo (1.65) cannot build rsignalkit's
+# copy without rsignalkit-sys on crates.io, so this is the newer cargo's
+# work (the crates' rust-version, 1.63, is the compiler's, which test-rust
+# checks). cargo's warnings fail it, but one: the manifests name no
+# repository, homepage or documentation, because the project has no
+# published address yet (as the .debs have no Homepage:
+# tools/packaging/debian/NOTES.md); add `repository` to both manifests
+# once it has one, and this exception goes.
+CRATE_WORK := $(DIST_WORK)/crate
+CRATES := $(foreach c,rsignalkit-sys rsignalkit,$(DIST)/rust/$(c)-$(VERSION).crate)
+CRATE_KEPT_WARNING := warning: manifest has no documentation, homepage or repository
+dist-crate: stage ## the Rust crates rsignalkit-sys and rsignalkit as .crate files, packaged and verified offline, into .build-c/dist/rust
+	$(begin)
+	@set -- $$($(CARGO) --version | sed -n 's/^cargo \([0-9]*\)\.\([0-9]*\).*/\1 \2/p'); \
+	[ "$${1:-0}" -gt 1 ] || [ "$${2:-0}" -ge 90 ] || { echo "dist-crate: '$(CARGO)' is $$($(CARGO) --version):" \
+		"packaging rsignalkit with the unpublished rsignalkit-sys, offline, needs cargo 1.90 or later" \
+		"(give one with CARGO=/path/to/cargo)" >&2; exit 1; }
+	rm -rf $(CRATE_WORK) $(DIST)/rust && mkdir -p $(CRATE_WORK) $(DIST)/rust
+	cd Sources/rust && $(RUST_ENV) CARGO_TARGET_DIR=$(CRATE_WORK) $(CARGO) package --offline --allow-dirty \
+		-p rsignalkit-sys -p rsignalkit > $(CRATE_WORK)/package.log 2>&1 || { cat $(CRATE_WORK)/package.log >&2; exit 1; }
+	grep -E '^ *(Packag|Verifying)' $(CRATE_WORK)/package.log
+	@if grep '^warning' $(CRATE_WORK)/package.log | grep -vxF '$(CRATE_KEPT_WARNING)'; then \
+		cat $(CRATE_WORK)/package.log >&2; echo "dist-crate: cargo package warned (above)" >&2; exit 1; fi
+	cp $(foreach c,$(CRATES),$(CRATE_WORK)/package/$(notdir $(c))) $(DIST)/rust/
+	@ls -l $(CRATES)
+	$(end)
