@@ -17,7 +17,8 @@
 #                      clean tree unpacked from it at DIST_BUILD_DIR (a whole
 #                      Swift build)
 #   test-dist          test-dist-deb, test-dist-tarball, test-dist-source,
-#                      test-dist-wheel: the artifacts installed and used
+#                      test-dist-wheel, test-dist-rust (mk/rust.mk): the
+#                      artifacts installed and used
 #   release-check      make dist as a user runs it, then test-dist's stages
 #                      on what it made, the site in Chromium, the Python
 #                      package installed from source, and the documented
@@ -272,8 +273,9 @@ dist_manifest = $(PYTHON) tools/packaging/manifest.py write $(DIST)
 # C++ suite under TSan (test-cpp-tsan).
 RELEASE_FIRST := dist
 RELEASE_MADE := dist dist-source dist-deb dist-tarball dist-wheel dist-crate
-RELEASE_STAGES := test-dist-deb test-dist-tarball test-dist-wheel test-dist-source test-dist-manifest test-python-install test-docs \
-	test-examples-swift check-first-commands bench-check test-valgrind-c test-valgrind-ffi test-swift test-abandon-long test-explore test-terminal-asan test-terminal-tsan test-cpp-tsan
+RELEASE_STAGES := test-dist-deb test-dist-tarball test-dist-wheel test-dist-rust test-dist-source test-dist-manifest test-python-install \
+	test-docs test-examples-swift check-first-commands bench-check test-valgrind-c test-valgrind-ffi test-swift test-abandon-long test-explore \
+	test-terminal-asan test-terminal-tsan test-cpp-tsan
 release-check: export FIRST_COMMANDS = docs demo
 release-check: deps ## the release QA: make dist from a clean tree, the artifacts installed and used without Swift, the site in Chromium, the documented first commands in fresh clones, valgrind, bench-check, the plain Swift suite
 	$(call run_stages,$(OUT)/release-times,$(RELEASE_FIRST),$(RELEASE_MADE),$(RELEASE_STAGES))
@@ -284,7 +286,7 @@ test-dist-manifest: ## the release folder's SHA256SUMS (sha256sum -c) and manife
 	sh Tests/dist/check-manifest.sh $(DIST) $(DIST_TEST)/manifest-scratch
 	$(end)
 
-test-dist: test-dist-deb test-dist-tarball test-dist-source test-dist-wheel test-dist-manifest ## the release artifacts installed in scratch folders and used, without Swift
+test-dist: test-dist-deb test-dist-tarball test-dist-source test-dist-wheel test-dist-rust test-dist-manifest ## the release artifacts installed in scratch folders and used, without Swift
 	$(begin)
 	$(end)
 

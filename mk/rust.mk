@@ -28,7 +28,7 @@ RUST_CRATE := Sources/rust/rsignalkit
 # cargo's folder of hashed names by bench-rust-build.
 RUST_BENCH := $(RUST_OUT)/bench_rust
 
-.PHONY: test-rust rust-doc bench-rust bench-rust-build dist-crate
+.PHONY: test-rust rust-doc bench-rust bench-rust-build dist-crate test-dist-rust
 
 test-rust: stage ## the Rust crates' tests (cargo test: unit, doc, compile-fail, marble table, leaks, panics), clippy -D warnings, rustdoc
 	$(begin)
@@ -103,4 +103,66 @@ dist-crate: stage ## the Rust crates rsignalkit-sys and rsignalkit as .crate fil
 		cat $(CRATE_WORK)/package.log >&2; echo "dist-crate: cargo package warned (above)" >&2; exit 1; fi
 	cp $(foreach c,$(CRATES),$(CRATE_WORK)/package/$(notdir $(c))) $(DIST)/rust/
 	@ls -l $(CRATES)
+	$(end)
+
+# The .crate files as their users get them (make dist-crate), without
+# Swift:
+#
+# - both unpacked: each holds its README and LICENSE (the repository's), the
+#   raw one its build script, the safe one its guide (docs/rust.md, as it
+#   is here), examples and benchmark; the safe crate's packaged copy, beside
+#   the packaged raw one ([patch.crates-io] through --config), passes its
+#   tests, its guide's doc tests among them, and documents without a
+#   warning, against the stage;
+# - the guide's steps, as written (tools/check/run-doc-steps.py), each in a
+#   fresh folder with a new HOME and a new user's shell (NEW_USER: the
+#   system's cargo and rustc, Debian's 1.63, where tools/install-deps.sh
+#   put them), the project made first by its rust-crates steps from the two
+#   .crate files: rust-deb against the .debs extracted into a scratch root
+#   (PKG_CONFIG_PATH, PKG_CONFIG_SYSROOT_DIR and LD_LIBRARY_PATH stand for
+#   what apt does: signalkit.pc and the library where pkg-config and the
+#   loader look); rust-tarball against the binary tarball, with no variable
+#   but those the steps set; rust-checkout in a fresh clone of HEAD, whose
+#   `make` gets the release library this tree built as its Swift build's
+#   (Tests/dist/swift-stand-in.sh, as test-dist-source's first commands).
+#   After each, the program the steps built prints the quick start's lines
+#   and loads libsignalkit.so.0 from where it should: the scratch root, the
+#   unpacked tarball through the program's RUNPATH (no variable set), the
+#   clone's .build-c/lib (Tests/dist/check-rust-steps.sh).
+RUST_DIST_TEST := $(DIST_TEST)/rust
+RUST_EXPECTED := $(CURDIR)/$(RUST_CRATE)/examples/quickstart.expected
+RUST_NEW_USER := env -u SIGNALKIT_LIB_DIR -u PKG_CONFIG_SYSROOT_DIR -u PKG_CONFIG_LIBDIR -u CARGO_TARGET_DIR \
+	-u RUSTFLAGS -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u SIGNALKIT_SWIFT_CHECKED -u SIGNALKIT_PROGRESS \
+	-u SIGNALKIT_STAGE_TIMES $(NEW_USER)
+RUST_DEB_LIBDIR := $(RUST_DIST_TEST)/root/usr/lib/$(DEB_MULTIARCH)
+RUST_STEPS := python3 tools/check/run-doc-steps.py --version $(VERSION)
+RUST_CHECK := sh $(CURDIR)/Tests/dist/check-rust-steps.sh
+test-dist-rust: dist-crate dist-deb dist-tarball ## the .crate files: what they hold, the packaged crate tested alone, and docs/rust.md's steps as written against the .debs, the tarball and a checkout
+	$(begin)
+	rm -rf $(RUST_DIST_TEST) && mkdir -p $(RUST_DIST_TEST)/crates $(RUST_DIST_TEST)/files $(RUST_DIST_TEST)/root
+	set -e; for crate in $(CRATES); do tar -C $(RUST_DIST_TEST)/crates -xzf $$crate; done
+	set -e; cd $(RUST_DIST_TEST)/crates; \
+	for f in rsignalkit-sys-$(VERSION)/build.rs rsignalkit-sys-$(VERSION)/src/lib.rs rsignalkit-$(VERSION)/src/lib.rs \
+		rsignalkit-$(VERSION)/examples/quickstart.rs rsignalkit-$(VERSION)/benches/bench_rust.rs \
+		rsignalkit-sys-$(VERSION)/README.md rsignalkit-$(VERSION)/README.md; do \
+		test -f $$f || { echo "test-dist-rust: the crates lack $$f" >&2; exit 1; }; done; \
+	cmp $(CURDIR)/docs/rust.md rsignalkit-$(VERSION)/src/guide.md; \
+	for c in rsignalkit-sys rsignalkit; do cmp $(CURDIR)/LICENSE $$c-$(VERSION)/LICENSE; done
+	cd $(RUST_DIST_TEST)/crates/rsignalkit-$(VERSION) && $(RUST_ENV) CARGO_TARGET_DIR=$(RUST_DIST_TEST)/target \
+		$(CARGO) test --offline --quiet --config 'patch.crates-io.rsignalkit-sys.path="../rsignalkit-sys-$(VERSION)"'
+	cd $(RUST_DIST_TEST)/crates/rsignalkit-$(VERSION) && $(RUST_ENV) CARGO_TARGET_DIR=$(RUST_DIST_TEST)/target \
+		$(CARGO) doc --offline --quiet --no-deps --config 'patch.crates-io.rsignalkit-sys.path="../rsignalkit-sys-$(VERSION)"'
+	cp $(CRATES) $(TARBALL) $(RUST_DIST_TEST)/files/
+	set -e; for p in libsignalkit0 libsignalkit-dev; do dpkg -x $(DIST)/$${p}_$(DEB_VERSION)_$(DEB_ARCH).deb $(RUST_DIST_TEST)/root; done
+	$(RUST_NEW_USER) PKG_CONFIG_PATH=$(RUST_DEB_LIBDIR)/pkgconfig PKG_CONFIG_SYSROOT_DIR=$(RUST_DIST_TEST)/root \
+		LD_LIBRARY_PATH=$(RUST_DEB_LIBDIR) $(RUST_STEPS) rust-deb --setup rust-crates --files $(RUST_DIST_TEST)/files \
+		--scratch $(RUST_DIST_TEST)/deb --then '$(RUST_CHECK) app/target/debug/app $(RUST_EXPECTED) $(RUST_DEB_LIBDIR)'
+	$(RUST_NEW_USER) $(RUST_STEPS) rust-tarball --setup rust-crates --files $(RUST_DIST_TEST)/files \
+		--scratch $(RUST_DIST_TEST)/tarball \
+		--then '$(RUST_CHECK) app/target/debug/app $(RUST_EXPECTED) "$$HOME/opt/$(TARBALL_NAME)/lib" "$$HOME/opt/$(TARBALL_NAME)/lib"'
+	git clone -q --no-hardlinks $(CURDIR) $(RUST_DIST_TEST)/clone
+	git -c advice.detachedHead=false -C $(RUST_DIST_TEST)/clone checkout -q --detach $$(git rev-parse HEAD)
+	$(RUST_NEW_USER) SWIFT=$(CURDIR)/Tests/dist/swift-stand-in.sh SIGNALKIT_STAND_IN_LIBRARY=$(LIB_UNSTRIPPED) \
+		$(RUST_STEPS) rust-checkout --files $(RUST_DIST_TEST)/clone --scratch $(RUST_DIST_TEST)/checkout \
+		--then 'LD_LIBRARY_PATH=$$PWD/.build-c/lib $(RUST_CHECK) ../app/target/debug/app $(RUST_EXPECTED) "$$PWD/.build-c/lib"'
 	$(end)

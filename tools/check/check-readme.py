@@ -55,6 +55,10 @@ RUN_STEPS = {
     "tarball": "make test-dist-tarball",
     "wheel": "make test-dist-wheel",
     "valgrind": "make test-dist-deb and make test-dist-tarball",
+    "rust-crates": "make test-dist-rust (first, in the folder of each rust-deb and rust-tarball block)",
+    "rust-deb": "make test-dist-rust",
+    "rust-tarball": "make test-dist-rust",
+    "rust-checkout": "make test-dist-rust",
 }
 
 

@@ -772,7 +772,8 @@ def fix_rustdoc(folder: str) -> None:
     the reader to the crate. Their links to source lines name ranges
     ("#52-55") that rustdoc's script selects: the first line's id is the
     anchor kept. The guide (docs/rust.md, the crate's module guide) links
-    the other guides by their Markdown files (and documents outside docs/,
+    the other guides by their Markdown files (those below docs/,
+    maintainers/releasing.md, and documents outside docs/,
     ../Benchmarks/README.md): to their pages under guide/."""
     if not os.path.isdir(folder):
         return
@@ -789,7 +790,7 @@ def fix_rustdoc(folder: str) -> None:
             with open(path, encoding="utf-8") as f:
                 text = f.read()
             fixed = re.sub(r'(href="[^"#]*\.rs\.html#\d+)-\d+"', r'\1"', text)
-            fixed = re.sub(r'href="([a-z][a-z0-9-]*)\.md(#[^"]*)?"',
+            fixed = re.sub(r'href="([a-z][a-z0-9-]*(?:/[a-z][a-z0-9-]*)*)\.md(#[^"]*)?"',
                            lambda m: f'href="{up}/guide/docs/{m.group(1)}.html{m.group(2) or ""}"', fixed)
             # A document of the tree outside docs/ (../Benchmarks/README.md):
             # its page under guide/, as guides.py renders it.
