@@ -108,12 +108,13 @@ dist-crate: stage ## the Rust crates rsignalkit-sys and rsignalkit as .crate fil
 # The .crate files as their users get them (make dist-crate), without
 # Swift:
 #
-# - both unpacked: each holds its README and LICENSE (the repository's), the
-#   raw one its build script, the safe one its guide (docs/rust.md, as it
-#   is here), examples and benchmark; the safe crate's packaged copy, beside
-#   the packaged raw one ([patch.crates-io] through --config), passes its
-#   tests, its guide's doc tests among them, and documents without a
-#   warning, against the stage;
+# - both unpacked: each holds its README (whose links lead only to what the
+#   crate holds: tools/packaging/package_readme.py) and LICENSE (the
+#   repository's), the raw one its build script, the safe one its guide
+#   (docs/rust.md, as it is here), examples and benchmark; the safe
+#   crate's packaged copy, beside the packaged raw one ([patch.crates-io]
+#   through --config), passes its tests, its guide's doc tests among them,
+#   and documents without a warning, against the stage;
 # - the guide's steps, as written (tools/check/run-doc-steps.py), each in a
 #   fresh folder with a new HOME and a new user's shell (NEW_USER: the
 #   system's cargo and rustc, Debian's 1.63, where tools/install-deps.sh
@@ -147,7 +148,8 @@ test-dist-rust: dist-crate dist-deb dist-tarball ## the .crate files: what they 
 		rsignalkit-sys-$(VERSION)/README.md rsignalkit-$(VERSION)/README.md; do \
 		test -f $$f || { echo "test-dist-rust: the crates lack $$f" >&2; exit 1; }; done; \
 	cmp $(CURDIR)/docs/rust.md rsignalkit-$(VERSION)/src/guide.md; \
-	for c in rsignalkit-sys rsignalkit; do cmp $(CURDIR)/LICENSE $$c-$(VERSION)/LICENSE; done
+	for c in rsignalkit-sys rsignalkit; do cmp $(CURDIR)/LICENSE $$c-$(VERSION)/LICENSE; \
+		$(PYTHON) $(CURDIR)/tools/packaging/package_readme.py check $$c-$(VERSION)/README.md $$c-$(VERSION); done
 	cd $(RUST_DIST_TEST)/crates/rsignalkit-$(VERSION) && $(RUST_ENV) CARGO_TARGET_DIR=$(RUST_DIST_TEST)/target \
 		$(CARGO) test --offline --quiet --config 'patch.crates-io.rsignalkit-sys.path="../rsignalkit-sys-$(VERSION)"'
 	cd $(RUST_DIST_TEST)/crates/rsignalkit-$(VERSION) && $(RUST_ENV) CARGO_TARGET_DIR=$(RUST_DIST_TEST)/target \
