@@ -129,7 +129,9 @@ dist-crate: stage ## the Rust crates rsignalkit-sys and rsignalkit as .crate fil
 #   After each, the program the steps built prints the quick start's lines
 #   and loads libsignalkit.so.0 from where it should: the scratch root, the
 #   unpacked tarball through the program's RUNPATH (no variable set), the
-#   clone's .build-c/lib (Tests/dist/check-rust-steps.sh).
+#   clone's .build-c/lib (Tests/dist/check-rust-steps.sh). The stage (and
+#   the release library it holds) is this tree's own: release-check takes
+#   the artifacts as made, not the checkout's build.
 RUST_DIST_TEST := $(DIST_TEST)/rust
 RUST_EXPECTED := $(CURDIR)/$(RUST_CRATE)/examples/quickstart.expected
 RUST_NEW_USER := env -u SIGNALKIT_LIB_DIR -u PKG_CONFIG_SYSROOT_DIR -u PKG_CONFIG_LIBDIR -u CARGO_TARGET_DIR \
@@ -138,7 +140,7 @@ RUST_NEW_USER := env -u SIGNALKIT_LIB_DIR -u PKG_CONFIG_SYSROOT_DIR -u PKG_CONFI
 RUST_DEB_LIBDIR := $(RUST_DIST_TEST)/root/usr/lib/$(DEB_MULTIARCH)
 RUST_STEPS := python3 tools/check/run-doc-steps.py --version $(VERSION)
 RUST_CHECK := sh $(CURDIR)/Tests/dist/check-rust-steps.sh
-test-dist-rust: dist-crate dist-deb dist-tarball ## the .crate files: what they hold, the packaged crate tested alone, and docs/rust.md's steps as written against the .debs, the tarball and a checkout
+test-dist-rust: dist-crate dist-deb dist-tarball stage ## the .crate files: what they hold, the packaged crate tested alone, and docs/rust.md's steps as written against the .debs, the tarball and a checkout
 	$(begin)
 	rm -rf $(RUST_DIST_TEST) && mkdir -p $(RUST_DIST_TEST)/crates $(RUST_DIST_TEST)/files $(RUST_DIST_TEST)/root
 	set -e; for crate in $(CRATES); do tar -C $(RUST_DIST_TEST)/crates -xzf $$crate; done
