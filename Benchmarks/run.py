@@ -473,7 +473,7 @@ def interleave(args):
 # The workloads bench_cpp measures (Benchmarks/c/bench_cpp.cpp).
 CPP_WORKLOADS = {"W1", "W2", "W2b", "W3", "W6", "W6b"}
 
-# The workloads bench_rust measures (Benchmarks/rust/bench_rust.rs): issue
+# The workloads bench_rust measures (Sources/rust/rsignalkit/benches/bench_rust.rs): issue
 # 45's, where the Rust crate may cost at most 1.1 times the C API per unit.
 RUST_WORKLOADS = {"W1", "W2", "W2b", "W3"}
 
@@ -733,7 +733,7 @@ def main():
     parser.add_argument("--swift")
     parser.add_argument("--divide", type=int, default=1)
     parser.add_argument("--alloc-check")
-    parser.add_argument("--rust", help="bench_rust (Benchmarks/rust): its column in the table, its checks")
+    parser.add_argument("--rust", help="bench_rust (rsignalkit's benches/bench_rust.rs): its column in the table, its checks")
     parser.add_argument("--workloads")
     parser.add_argument("--operator-cost", help="the Swift API's cost table program (Benchmarks' OperatorCost)")
     args = parser.parse_args()

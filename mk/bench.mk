@@ -104,7 +104,7 @@ bench: bench-c bench-cpp bench-peers bench-rust ## the benchmark suite: every wo
 	$(call replan_when_core_files_change,Benchmarks/Suite/.build)
 	cd Benchmarks/Suite && $(SWIFT) build -c release --product SwiftBench
 	$(PYTHON) Benchmarks/run.py bench --reps $(BENCH_REPS) --divide $(BENCH_DIVIDE) --out $(BENCH_OUT) --stage $(STAGE)/usr/lib \
-		--swift Benchmarks/Suite/.build/release/SwiftBench --rust $(RUST_OUT)/release/bench_rust
+		--swift Benchmarks/Suite/.build/release/SwiftBench --rust $(RUST_BENCH)
 
 # The workloads compared with the C++ peers (run.py INTERLEAVED_WORKLOADS, or
 # BENCH_WORKLOADS=W2b,W4), each program once per round, in turn, BENCH_REPS
@@ -134,7 +134,7 @@ bench-check: bench-capi bench-ffi bench-cpp bench-rust-build ## allocation count
 	$(OPERATOR_COST_COPY)
 	$(PYTHON) Benchmarks/run.py check --out $(BENCH_OUT) --stage $(STAGE)/usr/lib \
 		--alloc-check Benchmarks/.build/release/AllocCheck --operator-cost $(BENCH_OUT)/OperatorCost \
-		--rust $(RUST_OUT)/release/bench_rust
+		--rust $(RUST_BENCH)
 	$(end)
 
 # The cost table (issue 41): every operator's row in the C API, the C++

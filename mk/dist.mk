@@ -11,11 +11,14 @@
 #                      when unpacked over it)
 #   dist-source        signalkit-VERSION.tar.gz: git archive of HEAD, plus
 #                      mk/dist/source-date-epoch and mk/dist/files
+#   dist-crate         rust/rsignalkit-sys-VERSION.crate and
+#                      rust/rsignalkit-VERSION.crate (mk/rust.mk)
 #   dist               the release: dist-source, then DIST_BUILT made in a
 #                      clean tree unpacked from it at DIST_BUILD_DIR (a whole
 #                      Swift build)
 #   test-dist          test-dist-deb, test-dist-tarball, test-dist-source,
-#                      test-dist-wheel: the artifacts installed and used
+#                      test-dist-wheel, test-dist-rust (mk/rust.mk): the
+#                      artifacts installed and used
 #   release-check      make dist as a user runs it, then test-dist's stages
 #                      on what it made, the site in Chromium, the Python
 #                      package installed from source, and the documented
@@ -65,8 +68,9 @@ TARBALL_DEBUG := $(DIST)/$(TARBALL_NAME)-debug.tar.gz
 SOURCE_NAME := signalkit-$(VERSION)
 SOURCE_TARBALL := $(DIST)/$(SOURCE_NAME).tar.gz
 
-# What `dist` builds in the clean tree (dist-wheel: mk/python.mk).
-DIST_BUILT := dist-deb dist-tarball dist-wheel
+# What `dist` builds in the clean tree (dist-wheel: mk/python.mk;
+# dist-crate: mk/rust.mk).
+DIST_BUILT := dist-deb dist-tarball dist-wheel dist-crate
 
 # The libraries as shipped: stripped (dh_strip's options), with a
 # .gnu_debuglink to their .debug file, which keeps the debug information
@@ -268,9 +272,10 @@ dist_manifest = $(PYTHON) tools/packaging/manifest.py write $(DIST)
 # with some counts lowered; here at full counts and full speed), and the
 # C++ suite under TSan (test-cpp-tsan).
 RELEASE_FIRST := dist
-RELEASE_MADE := dist dist-source dist-deb dist-tarball dist-wheel
-RELEASE_STAGES := test-dist-deb test-dist-tarball test-dist-wheel test-dist-source test-dist-manifest test-python-install test-docs \
-	test-examples-swift check-first-commands bench-check test-valgrind-c test-valgrind-ffi test-swift test-abandon-long test-explore test-terminal-asan test-terminal-tsan test-cpp-tsan
+RELEASE_MADE := dist dist-source dist-deb dist-tarball dist-wheel dist-crate
+RELEASE_STAGES := test-dist-deb test-dist-tarball test-dist-wheel test-dist-rust test-dist-source test-dist-manifest test-python-install \
+	test-docs test-examples-swift check-first-commands bench-check test-valgrind-c test-valgrind-ffi test-swift test-abandon-long test-explore \
+	test-terminal-asan test-terminal-tsan test-cpp-tsan
 release-check: export FIRST_COMMANDS = docs demo
 release-check: deps ## the release QA: make dist from a clean tree, the artifacts installed and used without Swift, the site in Chromium, the documented first commands in fresh clones, valgrind, bench-check, the plain Swift suite
 	$(call run_stages,$(OUT)/release-times,$(RELEASE_FIRST),$(RELEASE_MADE),$(RELEASE_STAGES))
@@ -281,7 +286,7 @@ test-dist-manifest: ## the release folder's SHA256SUMS (sha256sum -c) and manife
 	sh Tests/dist/check-manifest.sh $(DIST) $(DIST_TEST)/manifest-scratch
 	$(end)
 
-test-dist: test-dist-deb test-dist-tarball test-dist-source test-dist-wheel test-dist-manifest ## the release artifacts installed in scratch folders and used, without Swift
+test-dist: test-dist-deb test-dist-tarball test-dist-source test-dist-wheel test-dist-rust test-dist-manifest ## the release artifacts installed in scratch folders and used, without Swift
 	$(begin)
 	$(end)
 
@@ -361,7 +366,7 @@ test-dist-tarball: dist-tarball ## the binary tarball: unpacked, moved, used thr
 # recipe using a file no prerequisite of its goal makes fails here (issue 42:
 # dist-deb and api.json); a few seconds each. make check-first-commands runs
 # the others (make dist, make docs) with the real toolchain: minutes.
-FIRST_COMMANDS_CHEAP := demo dist-deb dist-tarball test-cmake test-header test-version
+FIRST_COMMANDS_CHEAP := demo dist-deb dist-tarball dist-crate test-cmake test-header test-version
 test-dist-source: $(if $(wildcard $(DIST_FILES_FILE)),,dist-source lib) ## the source tarball: every committed file, make -n demo and test, the doc checks, swift package describe; the cheap documented goals first in a fresh clone
 	$(begin)
 	$(if $(wildcard $(DIST_FILES_FILE)),@echo "test-dist-source: not run in a source tarball (the tarball is made from git)", \

@@ -71,6 +71,9 @@ define build_site
 	cp -r $(DOCS)/cpp/html $(SITE)/cpp && cp $(DOCS)/cpp/signalkit-cpp.tag $(SITE)/cpp/
 	$(DOCS_VENV)/bin/python -m pip --disable-pip-version-check install -q --no-deps --force-reinstall $(PY_OUT)/dist/pysignalkit-*.whl
 	cd $(OUT) && $(DOCS_VENV)/bin/python $(CURDIR)/tools/docs/python_docs.py $(SITE)/python pysignalkit pysignalkit.testing
+	@# cargo keeps the pages of a crate it no longer documents (the crate
+	@# signalkit's, before it was rsignalkit): the site takes only this run's.
+	rm -rf $(RUST_OUT)/doc
 	cd Sources/rust && RUSTDOCFLAGS="-D warnings" CARGO_TARGET_DIR=$(RUST_OUT) SIGNALKIT_LIB_DIR=$(OUT)/lib \
 		$(CARGO) doc --offline --no-deps --quiet
 	cp -r $(RUST_OUT)/doc $(SITE)/rust && rm -f $(SITE)/rust/.lock
@@ -139,7 +142,7 @@ OP_EXAMPLES_VENV := $(OUT)/op-examples-venv
 # The crate the Rust examples depend on, and their target folder (kept
 # between runs: the crate is built once; its own, since RUSTFLAGS differ
 # from make test-rust's).
-OP_EXAMPLES_CRATE = $(CURDIR)/Sources/rust
+OP_EXAMPLES_CRATE = $(CURDIR)/Sources/rust/rsignalkit
 OP_EXAMPLES_RUST = cd $(OP_EXAMPLES)/rust && $(RUST_ENV) CARGO_TARGET_DIR=$(RUST_OUT)/op-examples RUSTFLAGS="-D warnings" $(CARGO)
 
 .PHONY: test-op-examples

@@ -147,7 +147,8 @@ test-examples: stage ## the C examples (output checked) and the code blocks of R
 		diff -u examples/c/$$e.expected $(OUT)/$$e.out; \
 	done
 	$(PYTHON) tools/check/check-readme.py README.md $(wildcard docs/*.md docs/*/*.md) Sources/python/README.md Benchmarks/README.md \
-		Tests/README.md Sources/SwiftSignalKit/INTERNALS.md examples/README.md Tests/marbles/README.md
+		Tests/README.md Sources/SwiftSignalKit/INTERNALS.md examples/README.md Tests/marbles/README.md \
+		$(wildcard Sources/rust/*/README.md)
 	@lines=$$(wc -l < README.md); [ $$lines -le $(README_MAX_LINES) ] || { echo "README.md has $$lines lines," \
 		"more than $(README_MAX_LINES): it is what a newcomer reads in five minutes; move the details into docs/" >&2; exit 1; }
 	$(end)

@@ -37,9 +37,9 @@ need lintian command -v lintian
 # its WebDriver (Selenium, from PyPI into the docs venv: mk/docs.mk).
 need chromium command -v chromium
 need chromium-driver command -v chromedriver
-# The Rust crate (Sources/rust, mk/rust.mk): Debian's cargo and rustc (1.63,
-# the crate's MSRV), always: with no other cargo on PATH they build the
-# crate; beside a newer toolchain (rustup's) that one builds it and
+# The Rust crates (Sources/rust, mk/rust.mk): Debian's cargo and rustc (1.63,
+# the crates' MSRV), always: with no other cargo on PATH they build the
+# crates; beside a newer toolchain (rustup's) that one builds it and
 # make test-rust checks every target with Debian's 1.63 too, so that the
 # stated MSRV is tested on every machine, not only where it happens to be.
 need cargo test -x /usr/bin/cargo -a -x /usr/bin/rustc

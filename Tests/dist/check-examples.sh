@@ -8,9 +8,9 @@
 # named folder stands for its files, but the expected outputs (*.expected);
 # a named path that does not exist (examples/c/NAME.expected) is a pattern,
 # not an example; examples/swift is left out (a Swift program uses SignalKit
-# from source, never from these packages), and so is examples/rust (its
-# package depends on the crate in Sources/rust by path, which the packages
-# do not carry).
+# from source, never from these packages). The Rust examples are the
+# crate's own (Sources/rust/rsignalkit/examples), carried by its .crate
+# file, not by these packages.
 #
 #   sh Tests/dist/check-examples.sh EXAMPLES
 #
@@ -25,7 +25,7 @@ fail() {
 named=$(grep -ohE 'examples/[A-Za-z0-9_./-]*[A-Za-z0-9_]' README.md docs/*.md Sources/python/README.md | sort -u)
 files=$(for name in $named; do
     case $name in
-        examples/swift | examples/swift/* | examples/rust | examples/rust/*) ;;
+        examples/swift | examples/swift/*) ;;
         *)
             if [ -f "$name" ]; then
                 echo "$name"

@@ -3,8 +3,8 @@ operator table (tools/api/operators.md) and api.json; called by operators.py
 (`make api-update` writes them, `make test-api` fails when the tree's copy
 differs):
 
-  Sources/rust/src/operators/standard.rs
-      a module of Sources/rust/src/operators.rs (so it calls that file's
+  Sources/rust/rsignalkit/src/operators/standard.rs
+      a module of Sources/rust/rsignalkit/src/operators.rs (so it calls that file's
       private helpers: with_ctx, the trampolines, value_or_refused), with an
       `impl<T: Value> Signal<T>` block per family of the table, holding one
       method for each row whose C function has a standard shape and whose
@@ -34,7 +34,7 @@ import textwrap
 
 import operator_words
 
-RUST_OUT = "Sources/rust/src/operators/standard.rs"
+RUST_OUT = "Sources/rust/rsignalkit/src/operators/standard.rs"
 
 # A C parameter's name in Rust.
 RUST_RENAMES = {"fn": "f"}

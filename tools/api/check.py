@@ -551,10 +551,12 @@ def python_names():
     return names
 
 
-# The Rust crate's sources (the Rust column's names), and the names of the
+# The Rust crates' sources (the Rust column's names: the safe crate's, and
+# the raw crate's, which it re-exports as `sys`), and the names of the
 # language and its standard library the column may use.
-RUST_SOURCES = "Sources/rust/src"
-RUST_BUILTINS = {"signalkit", "i64", "f64", "bool", "String", "Option", "Vec", "Arc"}
+RUST_SOURCES = "Sources/rust/rsignalkit/src"
+RUST_SYS_SOURCES = "Sources/rust/rsignalkit-sys/src"
+RUST_BUILTINS = {"rsignalkit", "i64", "f64", "bool", "String", "Option", "Vec", "Arc"}
 
 
 def check_readme(api, entries, report):
@@ -574,7 +576,9 @@ def check_readme(api, entries, report):
     swift = declared_names(SWIFT_SOURCES, r"\b(?:func|class|struct|enum|protocol|typealias|var|let|case|init)\s+"
                                           r"`?([A-Za-z_][A-Za-z0-9_]*)")
     swift |= {"init", "Signal", "SwiftSignalKit", "SwiftSignalKitTesting"}
-    rust = declared_names([RUST_SOURCES], r"\b(?:fn|struct|enum|trait|type|mod)\s+([A-Za-z_][A-Za-z0-9_]*)")
+    rust = declared_names([RUST_SOURCES, RUST_SYS_SOURCES],
+                          r"\b(?:fn|struct|enum|trait|type|mod)\s+([A-Za-z_][A-Za-z0-9_]*)")
+    rust |= declared_names([RUST_SOURCES], r"(?m)^pub use [\w:]+ as ([A-Za-z_][A-Za-z0-9_]*);")  # sys
     rust |= declared_names([RUST_SOURCES], r"(?m)^    ([A-Z][A-Za-z0-9]*)\s*[(,{]")  # enum variants
     rust |= RUST_BUILTINS
     grids = tables(body)
@@ -611,7 +615,7 @@ def check_readme(api, entries, report):
                     for part in token.split("::") if re.fullmatch(r"[\w:]+", token) else []:
                         if part not in rust:
                             report(f"{README}, What is available, row '{label}': the Rust column names `{part}`, "
-                                   f"which no file of {RUST_SOURCES}/ declares")
+                                   f"which no file of {RUST_SOURCES}/ or {RUST_SYS_SOURCES}/ declares")
             if swift_column is not None:
                 for part in column_names(row[swift_column]):
                     if part not in swift:
@@ -663,8 +667,9 @@ def check_generated(api, report):
         report(str(problem))
         return
     for path in differing:
-        report(f"{path} is not what the headers give (its generated part): run `make api-update` "
-               f"(tools/api/generate.py) and commit the result")
+        made = f"a copy of {generate.COPIES[path]}" if path in generate.COPIES else \
+            "what the headers give (its generated part)"
+        report(f"{path} is not {made}: run `make api-update` (tools/api/generate.py) and commit the result")
     import operators  # noqa: E402  (beside this file)
     differing, problems = operators.stale(api)
     for path in differing:

@@ -10,8 +10,16 @@ copy is not what the headers give.
   and "// END pipeables (generated)"
       the C++ pipeables (`s | take(3)`): one for each operator of class
       signalkit::signal (a public const member that returns a signal);
-  Sources/rust/src/sys.rs
-      the Rust crate's raw bindings (generate_rust.py).
+  Sources/rust/rsignalkit-sys/src/lib.rs
+      the raw Rust crate rsignalkit-sys, whole but for its build.rs
+      (generate_rust.py);
+  COPIES below
+      files kept in the tree as copies of others, so that each Rust crate
+      holds every file it reads or must ship: a .crate file holds nothing
+      from outside the crate's folder, and `cargo package` builds the crate
+      from it alone. docs/rust.md is the Rust guide's text (the site's
+      page); rsignalkit's copy is its rustdoc's module `guide`, whose
+      blocks are the crate's doc tests.
 
 Usage: generate.py API.json            (from the repository's root: writes both)
        generate.py API.json --check    (says which differ; exit status 1 if any)
@@ -26,6 +34,12 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import generate_rust  # noqa: E402  (beside this file)
 
 PROTOTYPES = "Sources/python/pysignalkit/_prototypes.py"
+# {copy: original}
+COPIES = {
+    "Sources/rust/rsignalkit/src/guide.md": "docs/rust.md",
+    "Sources/rust/rsignalkit/LICENSE": "LICENSE",
+    "Sources/rust/rsignalkit-sys/LICENSE": "LICENSE",
+}
 CPP_HEADER = "include/signalkit.hpp"
 
 # C types as _prototypes.py writes them: these, a handle ("handle",
@@ -129,7 +143,12 @@ def cpp_pipeables(cpp_text):
 def outputs(api):
     with open(CPP_HEADER, encoding="utf-8") as source:
         cpp_text = source.read()
-    return {PROTOTYPES: python_prototypes(api), CPP_HEADER: cpp_pipeables(cpp_text), **generate_rust.outputs(api)}
+    copies = {}
+    for copy, original in COPIES.items():
+        with open(original, encoding="utf-8") as source:
+            copies[copy] = source.read()
+    return {PROTOTYPES: python_prototypes(api), CPP_HEADER: cpp_pipeables(cpp_text), **generate_rust.outputs(api),
+            **copies}
 
 
 def stale(api):
@@ -154,7 +173,8 @@ def main():
     if sys.argv[2:] == ["--check"]:
         differing = stale(api)
         for path in differing:
-            print(f"{path} is not what the headers give: run `make api-update` (tools/api/generate.py) and commit it",
+            made = f"a copy of {COPIES[path]}" if path in COPIES else "what the headers give"
+            print(f"{path} is not {made}: run `make api-update` (tools/api/generate.py) and commit it",
                   file=sys.stderr)
         sys.exit(1 if differing else 0)
     for path, text in outputs(api).items():

@@ -1,5 +1,7 @@
 #!/usr/bin/env python3
-"""The Rust crate's raw bindings, made from api.json: Sources/rust/src/sys.rs.
+"""The raw Rust bindings, made from api.json: the whole of the crate
+rsignalkit-sys's Sources/rust/rsignalkit-sys/src/lib.rs (its build.rs finds
+and links the library).
 
 Every function, callback, handle, struct, enum and constant of the three C
 headers, declared as the header declares it, with its brief as the doc
@@ -18,13 +20,14 @@ Mapping of the C types (api.json's spelling):
   T * / const T * -> *mut T / *const T, `T *const *` -> *const *mut T
   FILE * -> *mut FILE, an opaque struct
 The functions of signalkit_ffi.h (libsignalkit-ffi) are in the module
-`ffi`, compiled with the crate's feature "ffi", which links that library.
+`ffi`, compiled with the crate's feature "ffi" (rsignalkit's "ffi" turns it
+on), whose build script then links that library too.
 
 Python 3 standard library only.
 """
 import re
 
-SYS_RS = "Sources/rust/src/sys.rs"
+SYS_RS = "Sources/rust/rsignalkit-sys/src/lib.rs"
 
 SCALARS = {
     "int": "c_int", "unsigned": "c_uint", "long": "c_long", "size_t": "usize", "int64_t": "i64",
@@ -124,7 +127,10 @@ def generate(api):
     w("//! `signalkit_ffi.h`, as the headers declare them (api.json). Each item's\n")
     w("//! documentation is the header's brief; the header says the rest\n")
     w("//! (ownership, threads, errors). Everything here is `unsafe` to call:\n")
-    w("//! the crate's safe layer is what keeps the contract.\n")
+    w("//! the crate `rsignalkit`, the safe layer over this one, is what keeps\n")
+    w("//! the contract (it re-exports this crate as `rsignalkit::sys`). The\n")
+    w("//! build script finds and links libsignalkit as rsignalkit's guide says\n")
+    w("//! (\"Building against the library\").\n")
     w(f"//! Headers of version {api['version']}.\n")
     w("#![allow(non_camel_case_types, non_upper_case_globals, missing_docs, clippy::upper_case_acronyms)]\n\n")
     w("pub use std::os::raw::{c_char, c_int, c_long, c_uint, c_void};\n\n")

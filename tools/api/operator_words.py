@@ -25,7 +25,7 @@ CPP = {}
 RUST = {
     "sk_signal_map": {
         "example": """```
-use signalkit::Signal;
+use rsignalkit::Signal;
 let mut got = Vec::new();
 Signal::single(4).map(|x: i64| x.to_string()).for_each_blocking(|s| got.push(s)).unwrap();
 assert_eq!(got, vec!["4".to_string()]);
@@ -38,12 +38,12 @@ another thread:
 ```compile_fail,E0277
 use std::rc::Rc;
 let limit = Rc::new(3);
-let s = signalkit::Signal::single(1i64).filter(move |x| *x < *limit);
+let s = rsignalkit::Signal::single(1i64).filter(move |x| *x < *limit);
 ```""",
     },
     "sk_signal_scan": {
         "example": """```
-use signalkit::Signal;
+use rsignalkit::Signal;
 let s = Signal::concat(&[Signal::single(1i64), Signal::single(2), Signal::single(3)]);
 let mut got = Vec::new();
 s.scan(0, |sum, x| sum + x).for_each_blocking(|v| got.push(v)).unwrap();

@@ -28,9 +28,9 @@ naming the file, when the tree's copy differs.
   Sources/python/pysignalkit/_standard_operators.py
       the C++ members and Python methods of the standard shapes
       (tools/api/bindings.py says which and how);
-  Sources/rust/src/operators/standard.rs
+  Sources/rust/rsignalkit/src/operators/standard.rs
       the Rust methods of the standard shapes (tools/api/bindings_rust.py);
-  Sources/rust/tests/generated/marble_operators.rs
+  Sources/rust/marbles/generated/marble_operators.rs
       the Rust marble runner's: a macro of {marble name: a call of the
       crate's method (the table's Rust column)};
   Tests/SwiftSignalKitTestingTests/MarbleTableOperators.generated.swift
@@ -567,10 +567,10 @@ def fuzz_header(rows, api):
     return "\n".join(lines) + "\n", problems
 
 
-# The Rust runner's operators (Sources/rust/tests/marbles.rs includes it):
+# The Rust runner's operators (Sources/rust/marbles/marbles.rs includes it):
 # a macro expanded in its `apply`, given the names of that function's
 # argument readers.
-RUST_OUT = "Sources/rust/tests/generated/marble_operators.rs"
+RUST_OUT = "Sources/rust/marbles/generated/marble_operators.rs"
 RUST_CALLS = {
     "unary": "$signal.{name}()",
     "count": "$signal.{name}(usize::try_from($count(0)?).unwrap_or(usize::MAX))",

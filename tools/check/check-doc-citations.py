@@ -13,7 +13,7 @@ the command line, every `backticked` token is checked:
   a name (an identifier, optionally dotted, optionally with a call's
   parentheses: `Queue.after`, `_disposeEarly`, `take(until:)`)
       every dotted part must occur as a word in a tracked source file
-      (Swift, C, C++, Python, make or shell), so a type or function that
+      (Swift, C, C++, Python, Rust, make or shell), so a type or function that
       no longer exists anywhere is reported.
 
 Paths under a build folder (`.build-c/...`), installed paths (`share/...`)
@@ -36,7 +36,7 @@ import subprocess
 import sys
 import tempfile
 
-SOURCE = re.compile(r"\.(swift|c|h|hpp|cpp|py|pyi|mk|sh|in)$|(^|/)Makefile$")
+SOURCE = re.compile(r"\.(swift|c|h|hpp|cpp|py|pyi|mk|sh|in|rs)$|(^|/)Makefile$")
 PATH = re.compile(r"[\w.+-]+(/[\w.+-]+)+/?|[\w.+-]+\.(swift|c|h|hpp|cpp|py|pyi|md|mk|sh|json|txt|supp|map)")
 NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*(\([^()]*\))?")
 # Paths the build or an install makes, not the tree: a build folder, an

@@ -24,9 +24,11 @@ Each fenced block must follow a marker comment on the line before it:
                             tools/check/run-doc-steps.py (which fails when no block
                             bears a NAME it is asked for)
   <!-- rust-doctest -->     a Rust block that the crate's doc tests compile and
-                            run (make test-rust): Sources/rust/src/lib.rs must
-                            include the document as documentation
-                            (include_str!), which is checked
+                            run (make test-rust): the crate must carry a copy
+                            of the document (tools/api/generate.py's COPIES,
+                            kept fresh by make test-api) that
+                            Sources/rust/rsignalkit/src/lib.rs includes as
+                            documentation (include_str!), which is checked
   <!-- python -->           a Python block that Sources/python/tests/test_readme.py
                             runs, as a user would paste it, in a new
                             interpreter with the package installed: the
@@ -42,14 +44,21 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "api"))
+import generate  # noqa: E402  (tools/api/generate.py: the copies the crate carries)
+
 MARKER = re.compile(r"^<!-- (fragment|python|swift-dependency|rust-doctest|file: (\S+)|run: (\S+)) -->$")
-RUST_CRATE_ROOT = "Sources/rust/src/lib.rs"
+RUST_CRATE_ROOT = "Sources/rust/rsignalkit/src/lib.rs"
 PYTHON_RUNNER = "Sources/python/tests/test_readme.py"
 # The blocks of each `run:` name, and the target that runs them.
 RUN_STEPS = {
     "tarball": "make test-dist-tarball",
     "wheel": "make test-dist-wheel",
     "valgrind": "make test-dist-deb and make test-dist-tarball",
+    "rust-crates": "make test-dist-rust (first, in the folder of each rust-deb and rust-tarball block)",
+    "rust-deb": "make test-dist-rust",
+    "rust-tarball": "make test-dist-rust",
+    "rust-checkout": "make test-dist-rust",
 }
 
 
@@ -176,10 +185,13 @@ def check_document(readme, root):
         elif kind == "rust-doctest":
             with open(os.path.join(root, RUST_CRATE_ROOT)) as handle:
                 crate = handle.read()
-            name = os.path.relpath(os.path.join(root, readme), os.path.join(root, os.path.dirname(RUST_CRATE_ROOT)))
-            if f'include_str!("{name}")' not in crate:
-                problems.append(f"{readme}:{number}: a rust-doctest block, but {RUST_CRATE_ROOT} does not include "
-                                f'the document (#[doc = include_str!("{name}")]): its doc tests would not run it')
+            copies = [copy for copy, original in generate.COPIES.items()
+                      if original == os.path.normpath(readme) and copy.startswith(os.path.dirname(RUST_CRATE_ROOT))]
+            names = [os.path.relpath(copy, os.path.dirname(RUST_CRATE_ROOT)) for copy in copies]
+            if not any(f'include_str!("{name}")' in crate for name in names):
+                problems.append(f"{readme}:{number}: a rust-doctest block, but the crate has no copy of the document "
+                                f"that {RUST_CRATE_ROOT} includes (tools/api/generate.py's COPIES, then "
+                                f'#[doc = include_str!("COPY")]): its doc tests would not run it')
         elif kind == "python":
             with open(os.path.join(root, PYTHON_RUNNER)) as handle:
                 runner = handle.read()

@@ -13,7 +13,9 @@ cannot be made from it at build time are checked here:
                                         heading above VERSION
   README.md, docs/*.md, docs/*/*.md      every `from: "X.Y.Z"` of a Swift
                                         dependency line
-  Sources/rust/Cargo.toml               the crate's version
+  Sources/rust/rsignalkit-sys/Cargo.toml, Sources/rust/rsignalkit/Cargo.toml
+                                        the crates' versions, and the second's
+                                        requirement on the first
 
 and, when a staged install is given (check-version.py STAGE), what the build
 made: the .pc files' Version and the CMake package's PACKAGE_VERSION.
@@ -25,6 +27,9 @@ import glob
 import os
 import re
 import sys
+
+# The raw crate's manifest, then the safe crate's (which depends on it).
+RUST_MANIFESTS = ["Sources/rust/rsignalkit-sys/Cargo.toml", "Sources/rust/rsignalkit/Cargo.toml"]
 
 
 def read(path):
@@ -56,11 +61,19 @@ def main():
     elif ".".join(part.group(1) for part in parts) != version:
         disagree("include/signalkit.h (SK_VERSION_MAJOR/MINOR/PATCH)", ".".join(part.group(1) for part in parts))
 
-    crate = re.search(r'(?m)^version = "([^"]+)"$', read("Sources/rust/Cargo.toml"))
-    if not crate:
-        problems.append("Sources/rust/Cargo.toml: no version = \"X.Y.Z\" line")
-    elif crate.group(1) != version:
-        disagree("Sources/rust/Cargo.toml (the crate's version)", crate.group(1))
+    # Both crates are released with the library, at its version; so is the
+    # safe crate's requirement on the raw one.
+    for manifest in RUST_MANIFESTS:
+        crate = re.search(r'(?m)^version = "([^"]+)"$', read(manifest))
+        if not crate:
+            problems.append(f"{manifest}: no version = \"X.Y.Z\" line")
+        elif crate.group(1) != version:
+            disagree(f"{manifest} (the crate's version)", crate.group(1))
+    requirement = re.search(r'(?m)^rsignalkit-sys = \{.*version = "([^"]+)"', read(RUST_MANIFESTS[1]))
+    if not requirement:
+        problems.append(f"{RUST_MANIFESTS[1]}: no rsignalkit-sys = {{ ..., version = \"X.Y.Z\" }} dependency")
+    elif requirement.group(1) != version:
+        disagree(f"{RUST_MANIFESTS[1]} (its dependency on rsignalkit-sys)", requirement.group(1))
 
     recorded = read("Tests/abi/version").strip()
     if key(recorded) > key(version) or key(recorded)[0] != key(version)[0]:
@@ -96,7 +109,7 @@ def main():
         print(f"error: {problem}", file=sys.stderr)
     if not problems:
         print(f"version {version}: VERSION, signalkit.h (and so sk_version_number/string), the ABI record, CHANGELOG.md and "
-              f"the Rust crate, the Swift dependency lines of README.md and docs/ agree{'; so does the staged install' if stage else ''}")
+              f"the Rust crates, the Swift dependency lines of README.md and docs/ agree{'; so does the staged install' if stage else ''}")
     return 1 if problems else 0
 
 

@@ -146,8 +146,8 @@ SEARCHES = [("skip_while", "/operators/skipWhile.html", 1),
             ("SK_ERR_BUSY", "/c/", 3),
             ("signalkit::queue", "/cpp/classsignalkit_1_1queue.html", 3),
             ("pysignalkit.Pipe", "/python/pysignalkit.html#Pipe", 3),
-            ("signalkit::Signal::map", "/rust/signalkit/struct.Signal.html#method.map", 3),
-            ("signalkit::Value", "/rust/signalkit/trait.Value.html", 3),
+            ("rsignalkit::Signal::map", "/rust/rsignalkit/struct.Signal.html#method.map", 3),
+            ("rsignalkit::Value", "/rust/rsignalkit/trait.Value.html", 3),
             ("SignalPipe", "/swift/documentation/swiftsignalkit/signalpipe/", 3),
             ("main queue on Linux", "/guide/docs/concepts.html#the-main-queue-on-linux", 3)]
 

@@ -43,7 +43,7 @@ from typing import Any
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CPP_HEADER = os.path.join(ROOT, "include", "signalkit.hpp")
 PYTHON_PACKAGE = os.path.join(ROOT, "Sources", "python", "pysignalkit")
-RUST_SOURCES = os.path.join(ROOT, "Sources", "rust", "src")
+RUST_SOURCES = os.path.join(ROOT, "Sources", "rust", "rsignalkit", "src")
 OPERATORS_PY = os.path.join(ROOT, "tools", "api", "operators.py")
 OPERATOR_WORDS_PY = os.path.join(ROOT, "tools", "api", "operator_words.py")
 

@@ -31,7 +31,7 @@ GUIDES = [("C", "guide/docs/c.html"), ("C++", "guide/docs/cpp.html"), ("Swift", 
           ("Python", "guide/docs/python.html"), ("Rust", "guide/docs/rust.html"),
           ("Concepts", "guide/docs/concepts.html")]
 REFERENCES = [("C", "c/index.html"), ("C++", "cpp/index.html"), ("Python", "python/pysignalkit.html"),
-              ("Swift", "swift/documentation/swiftsignalkit/"), ("Rust", "rust/signalkit/index.html")]
+              ("Swift", "swift/documentation/swiftsignalkit/"), ("Rust", "rust/rsignalkit/index.html")]
 
 STYLE = ("font:14px system-ui,sans-serif;padding:4px 8px;background:#f3f3f3;border-bottom:1px solid #ddd;"
          "line-height:1.8")
@@ -166,7 +166,7 @@ RUST_NOT_OWN = re.compile(r'id="(?:trait-implementations|synthetic-implementatio
 def rustdoc_entries(site: str, folder: str) -> list[dict[str, str]]:
     """Every item of each crate rustdoc documented (its modules, types,
     traits, functions, constants and macros) and their own members
-    (signalkit::Signal::map), skipping redirects and the source pages."""
+    (rsignalkit::Signal::map), skipping redirects and the source pages."""
     entries = []
     top = os.path.join(site, folder)
     crates = sorted(name for name in os.listdir(top) if os.path.isfile(os.path.join(top, name, "index.html"))
@@ -260,7 +260,7 @@ text.</p>
     return words.every(function (w) { return text.indexOf(w) >= 0; });
   });
   // The name itself first, then a name whose last part it is (map:
-  // pysignalkit.Signal.map, signalkit::Signal::map, map(_:)), then the
+  // pysignalkit.Signal.map, rsignalkit::Signal::map, map(_:)), then the
   // names that hold every word, then the rest.
   function last(name) {
     return name.toLowerCase().split('(')[0].split(/::|\\./).filter(function (p) { return p; }).pop() || '';

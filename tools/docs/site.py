@@ -362,7 +362,7 @@ def reference_links(row: dict[str, str], c_tags: dict[str, tuple[str, str]], cpp
         links.append(("Python", None, ""))
     found = next(iter(declarations.names(row["rust"])), None)
     if found and f"method.{found}" in (rust_ids or set()):
-        links.append(("Rust", f"../rust/signalkit/struct.Signal.html#method.{found}", f"signalkit::Signal::{found}"))
+        links.append(("Rust", f"../rust/rsignalkit/struct.Signal.html#method.{found}", f"rsignalkit::Signal::{found}"))
     else:
         links.append(("Rust", None, ""))
     name = first_name(row["swift"]) or "?"
@@ -772,14 +772,15 @@ def fix_rustdoc(folder: str) -> None:
     the reader to the crate. Their links to source lines name ranges
     ("#52-55") that rustdoc's script selects: the first line's id is the
     anchor kept. The guide (docs/rust.md, the crate's module guide) links
-    the other guides by their Markdown files (and documents outside docs/,
+    the other guides by their Markdown files (those below docs/,
+    maintainers/releasing.md, and documents outside docs/,
     ../Benchmarks/README.md): to their pages under guide/."""
     if not os.path.isdir(folder):
         return
     with open(os.path.join(folder, "index.html"), "w", encoding="utf-8") as f:
-        f.write("<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'><title>signalkit (Rust)</title>"
-                "<meta http-equiv='refresh' content='0; url=signalkit/index.html'></head>"
-                "<body><a href='signalkit/index.html'>the signalkit crate</a></body></html>\n")
+        f.write("<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'><title>rsignalkit (Rust)</title>"
+                "<meta http-equiv='refresh' content='0; url=rsignalkit/index.html'></head>"
+                "<body><a href='rsignalkit/index.html'>the rsignalkit crate</a></body></html>\n")
     for parent, _, names in os.walk(folder):
         for name in names:
             if not name.endswith(".html"):
@@ -789,7 +790,7 @@ def fix_rustdoc(folder: str) -> None:
             with open(path, encoding="utf-8") as f:
                 text = f.read()
             fixed = re.sub(r'(href="[^"#]*\.rs\.html#\d+)-\d+"', r'\1"', text)
-            fixed = re.sub(r'href="([a-z][a-z0-9-]*)\.md(#[^"]*)?"',
+            fixed = re.sub(r'href="([a-z][a-z0-9-]*(?:/[a-z][a-z0-9-]*)*)\.md(#[^"]*)?"',
                            lambda m: f'href="{up}/guide/docs/{m.group(1)}.html{m.group(2) or ""}"', fixed)
             # A document of the tree outside docs/ (../Benchmarks/README.md):
             # its page under guide/, as guides.py renders it.
@@ -879,7 +880,7 @@ def main() -> int:
     c_tags = doxygen_tags(os.path.join(site, "c", "signalkit-c.tag"), None)
     cpp_tags = doxygen_tags(os.path.join(site, "cpp", "signalkit-cpp.tag"), ["signalkit", "signalkit::signal"])
     py_ids = pdoc_ids(os.path.join(site, "python", "pysignalkit.html"))
-    rust_ids = pdoc_ids(os.path.join(site, "rust", "signalkit", "struct.Signal.html"))
+    rust_ids = pdoc_ids(os.path.join(site, "rust", "rsignalkit", "struct.Signal.html"))
     swift_built = os.path.exists(os.path.join(site, "swift", "index.html"))
     swift_folder = os.path.join(site, "swift", "documentation", "swiftsignalkit")
     swift_pages = sorted(os.listdir(swift_folder)) if swift_built and os.path.isdir(swift_folder) else []
@@ -982,7 +983,7 @@ def main() -> int:
 <li><a href='c/index.html'>C</a>: <code>signalkit.h</code>, <code>signalkit_ffi.h</code>, <code>signalkit_test.h</code> (Doxygen)</li>
 <li><a href='cpp/index.html'>C++</a>: <code>signalkit.hpp</code>, <code>signalkit_test.hpp</code> (Doxygen)</li>
 <li><a href='python/pysignalkit.html'>Python</a>: the <code>pysignalkit</code> package (pdoc, from its docstrings and annotations)</li>
-<li><a href='rust/signalkit/index.html'>Rust</a>: the <code>signalkit</code> crate (rustdoc)</li>
+<li><a href='rust/rsignalkit/index.html'>Rust</a>: the <code>rsignalkit</code> crate (rustdoc)</li>
 <li id='swift'>Swift: {swift}. DocC's pages are a web application: serve the site over HTTP rather than opening
 its files: <code>make docs-serve</code> (from the checkout), then <code>http://127.0.0.1:8000/</code>.</li>
 </ul>

@@ -84,8 +84,8 @@ LICENSE_EXPRESSION = "MIT"
 SWIFT_MAJOR = 6
 # Never carried: caches, build folders, and what an editable install built
 # into this folder (pysignalkit/_lib, the compiled extension); and the
-# Cargo.lock that cargo writes beside the Rust crate's manifest whenever it
-# builds it (Sources/rust, git-ignored: make test-rust makes it).
+# Cargo.lock that cargo writes beside the Rust workspace's manifest whenever
+# it builds it (Sources/rust, git-ignored: make test-rust makes it).
 SKIPPED = re.compile(r"(^|/)(__pycache__|\.build[^/]*|\.swiftpm|\.mypy_cache|\.pytest_cache|[^/]*\.egg-info)(/|$)"
                      r"|\.pyc$|\.so(\.[0-9]+)*$|(^|/)Cargo\.lock$")
 

@@ -1,0 +1,225 @@
+//! Hot sources: [`Pipe`], [`Promise`], [`ValuePromise`].
+use std::marker::PhantomData;
+use std::ptr::{self, NonNull};
+
+use crate::callback::{into_ctx, quiet_panics, release_ctx, FnShared};
+use crate::error::{check, Error};
+use crate::operators::{drop_fn, Overflow};
+use crate::signal::{made, Signal};
+use crate::sys;
+use crate::value::Value;
+
+macro_rules! handle {
+    ($name:ident, $raw:ty, $retain:path, $release:path) => {
+        impl<T> Clone for $name<T> {
+            fn clone(&self) -> $name<T> {
+                // Safety: a live handle.
+                $name { raw: unsafe { NonNull::new_unchecked($retain(self.raw.as_ptr())) }, _values: PhantomData }
+            }
+        }
+        impl<T> Drop for $name<T> {
+            fn drop(&mut self) {
+                // Safety: our reference.
+                unsafe { $release(self.raw.as_ptr()) }
+            }
+        }
+        // Safety: the library's subjects are thread-safe.
+        unsafe impl<T> Send for $name<T> {}
+        unsafe impl<T> Sync for $name<T> {}
+        impl<T> $name<T> {
+            /// The C handle, borrowed.
+            pub fn as_raw(&self) -> *mut $raw {
+                self.raw.as_ptr()
+            }
+        }
+    };
+}
+
+/// A hot source: values put reach the current subscribers of its
+/// [`signal`](Pipe::signal), on the putting thread. A reference: cloning
+/// retains, dropping releases (the last release ends nothing: subscribers
+/// stay until disposed, and are let go). Thread-safety: `Send` and `Sync`.
+///
+/// ```
+/// let pipe = rsignalkit::Pipe::<i64>::new().unwrap();
+/// let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+/// let into = seen.clone();
+/// let _s = pipe.signal().subscribe(move |v| into.lock().unwrap().push(v)).unwrap();
+/// pipe.put(1).unwrap();
+/// pipe.put(2).unwrap();
+/// assert_eq!(*seen.lock().unwrap(), vec![1, 2]);
+/// ```
+pub struct Pipe<T> {
+    raw: NonNull<sys::sk_pipe>,
+    _values: PhantomData<fn(T) -> T>,
+}
+handle!(Pipe, sys::sk_pipe, sys::sk_pipe_retain, sys::sk_pipe_release);
+
+impl<T: Value> Pipe<T> {
+    /// A pipe without memory.
+    pub fn new() -> Result<Pipe<T>, Error> {
+        Pipe::create(false)
+    }
+
+    /// A pipe whose new subscribers first receive the latest value put.
+    pub fn with_replay() -> Result<Pipe<T>, Error> {
+        Pipe::create(true)
+    }
+
+    fn create(replay: bool) -> Result<Pipe<T>, Error> {
+        let mut out = ptr::null_mut();
+        // Safety: out is valid.
+        check(unsafe { sys::sk_pipe_create(&mut out, replay) })?;
+        Ok(Pipe { raw: NonNull::new(out).expect("signalkit: NULL pipe"), _values: PhantomData })
+    }
+
+    /// A pipe whose values put from inside its own callbacks, on the
+    /// delivering thread, wait at most `capacity` at a time
+    /// (`sk_pipe_create_bounded`): such a value waits until the current
+    /// delivery is over, so that every subscriber gets the values in order;
+    /// a callback that puts many at once would otherwise grow that queue
+    /// without bound. `overflow` decides about a value that finds it full:
+    /// dropped, or the pipe fails after the values waiting
+    /// ([`Overflow::Error`]; [`Overflow::Block`] too, since the producer is
+    /// the delivering thread, which cannot wait for itself).
+    pub fn bounded(capacity: usize, overflow: Overflow) -> Result<Pipe<T>, Error> {
+        let mut out = ptr::null_mut();
+        // Safety: out is valid; no drop callback.
+        check(unsafe { sys::sk_pipe_create_bounded(&mut out, false, capacity, overflow.raw(), None, ptr::null_mut(), None) })?;
+        Ok(Pipe { raw: NonNull::new(out).expect("signalkit: NULL pipe"), _values: PhantomData })
+    }
+
+    /// [`Pipe::bounded`] that tells `on_drop` of each value dropped, with the
+    /// pipe's count of drops so far (a panic in it goes to the failure hook,
+    /// as an operator's `on_drop`).
+    pub fn bounded_with<F: Fn(&T, u64) + Send + Sync + 'static>(capacity: usize, overflow: Overflow, on_drop: F)
+                                                                -> Result<Pipe<T>, Error> {
+        quiet_panics();
+        let ctx = into_ctx(FnShared(on_drop));
+        let mut out = ptr::null_mut();
+        // Safety: out is valid; the library runs release_ctx once, also when
+        // the call fails.
+        check(unsafe {
+            sys::sk_pipe_create_bounded(&mut out, false, capacity, overflow.raw(), Some(drop_fn::<T, F>), ctx,
+                                        Some(release_ctx::<FnShared<F>>))
+        })?;
+        Ok(Pipe { raw: NonNull::new(out).expect("signalkit: NULL pipe"), _values: PhantomData })
+    }
+
+    /// Delivers `value` to every current subscriber, on this thread.
+    #[inline]
+    pub fn put(&self, value: T) -> Result<(), Error> {
+        let raw = value.to_value()?;
+        // Safety: live pipe and value.
+        check(unsafe { sys::sk_pipe_put(self.raw.as_ptr(), raw.as_ptr()) })
+    }
+
+    /// Ends the pipe with an error (later subscribers receive it at once).
+    pub fn put_error<E: Value>(&self, error: E) -> Result<(), Error> {
+        let raw = error.to_value()?;
+        // Safety: as above.
+        check(unsafe { sys::sk_pipe_put_error(self.raw.as_ptr(), raw.as_ptr()) })
+    }
+
+    /// Ends the pipe with a completion.
+    pub fn complete(&self) -> Result<(), Error> {
+        // Safety: a live pipe.
+        check(unsafe { sys::sk_pipe_put_completion(self.raw.as_ptr()) })
+    }
+
+    /// The pipe's signal.
+    pub fn signal(&self) -> Signal<T> {
+        let mut out = ptr::null_mut();
+        // Safety: a live pipe.
+        let status = unsafe { sys::sk_pipe_signal(&mut out, self.raw.as_ptr()) };
+        made(status, out).unwrap_or_else(Signal::refused)
+    }
+}
+
+/// Holds the latest value of the signal set into it, replayed to each new
+/// subscriber of [`get`](Promise::get). Thread-safety: `Send` and `Sync`.
+///
+/// ```
+/// use rsignalkit::{Promise, Signal};
+/// let promise = Promise::<i64>::new().unwrap();
+/// promise.set(&Signal::single(7)).unwrap();
+/// let mut got = Vec::new();
+/// promise.get().take(1).for_each_blocking(|v| got.push(v)).unwrap();
+/// assert_eq!(got, vec![7]);
+/// ```
+pub struct Promise<T> {
+    raw: NonNull<sys::sk_promise>,
+    _values: PhantomData<fn(T) -> T>,
+}
+handle!(Promise, sys::sk_promise, sys::sk_promise_retain, sys::sk_promise_release);
+
+impl<T: Value> Promise<T> {
+    /// An empty promise.
+    pub fn new() -> Result<Promise<T>, Error> {
+        let mut out = ptr::null_mut();
+        // Safety: out is valid.
+        check(unsafe { sys::sk_promise_create(&mut out) })?;
+        Ok(Promise { raw: NonNull::new(out).expect("signalkit: NULL promise"), _values: PhantomData })
+    }
+
+    /// Subscribes the promise to `signal` (ending its previous source).
+    pub fn set(&self, signal: &Signal<T>) -> Result<(), Error> {
+        // Safety: live handles.
+        check(unsafe { sys::sk_promise_set(self.raw.as_ptr(), signal.as_raw()) })
+    }
+
+    /// The promise's signal: its latest value, then the later ones.
+    pub fn get(&self) -> Signal<T> {
+        let mut out = ptr::null_mut();
+        // Safety: a live promise.
+        let status = unsafe { sys::sk_promise_get(&mut out, self.raw.as_ptr()) };
+        made(status, out).unwrap_or_else(Signal::refused)
+    }
+}
+
+/// Holds a value set directly, replayed to each new subscriber of
+/// [`get`](ValuePromise::get). Thread-safety: `Send` and `Sync`.
+///
+/// ```
+/// use rsignalkit::ValuePromise;
+/// let state = ValuePromise::new(Some(String::from("idle")), true).unwrap();
+/// state.set(String::from("busy")).unwrap();
+/// let mut got = Vec::new();
+/// state.get().take(1).for_each_blocking(|v| got.push(v)).unwrap();
+/// assert_eq!(got, vec!["busy".to_string()]);
+/// ```
+pub struct ValuePromise<T> {
+    raw: NonNull<sys::sk_value_promise>,
+    _values: PhantomData<fn(T) -> T>,
+}
+handle!(ValuePromise, sys::sk_value_promise, sys::sk_value_promise_retain, sys::sk_value_promise_release);
+
+impl<T: Value> ValuePromise<T> {
+    /// A value promise holding `initial` (None: empty until set); with
+    /// `ignore_repeated`, setting a value equal to the current one does
+    /// nothing.
+    pub fn new(initial: Option<T>, ignore_repeated: bool) -> Result<ValuePromise<T>, Error> {
+        let raw = initial.as_ref().map(Value::to_value).transpose()?;
+        let mut out = ptr::null_mut();
+        // Safety: out is valid; the initial value is borrowed.
+        check(unsafe {
+            sys::sk_value_promise_create(&mut out, raw.as_ref().map_or(ptr::null(), |r| r.as_ptr()), ignore_repeated)
+        })?;
+        Ok(ValuePromise { raw: NonNull::new(out).expect("signalkit: NULL promise"), _values: PhantomData })
+    }
+
+    /// Sets the value, delivering it to the current subscribers.
+    pub fn set(&self, value: T) -> Result<(), Error> {
+        let raw = value.to_value()?;
+        // Safety: live handles.
+        check(unsafe { sys::sk_value_promise_set(self.raw.as_ptr(), raw.as_ptr()) })
+    }
+
+    /// The promise's signal.
+    pub fn get(&self) -> Signal<T> {
+        let mut out = ptr::null_mut();
+        // Safety: a live promise.
+        let status = unsafe { sys::sk_value_promise_get(&mut out, self.raw.as_ptr()) };
+        made(status, out).unwrap_or_else(Signal::refused)
+    }
+}

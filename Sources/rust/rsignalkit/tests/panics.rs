@@ -1,0 +1,438 @@
+//! One failure rule (issue 51): a panic in an operator's closure never
+//! unwinds into C and never travels downstream as a value; it fails the
+//! call through `sk_callback_fail`, so the stream ends with the error
+//! "panicked: MESSAGE", its upstream disposed, and nothing after it
+//! (group_by's groups delivered before it end with it too). A callback that
+//! cannot fail in C (a side effect, `on_drop`) gives its panic to the
+//! failure hook, under its kind. A caught panic is quiet.
+//!
+//! Every test holds `common::serial()`: the failure hook is the process's.
+mod common;
+
+use std::fmt::Debug;
+use std::process::Command;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use rsignalkit::{live_objects, set_failure_hook, AnyValue, Observer, Overflow, Pipe, Signal, Subscriber, Subscription, TakeAction, Value};
+
+type Log = Arc<Mutex<Vec<String>>>;
+
+/// Starts `signal`, logging each event as text: `next V`, `error E`,
+/// `completed`.
+fn observe<T: Value + Debug>(signal: &Signal<T>) -> (Subscription, Log) {
+    let log: Log = Arc::new(Mutex::new(Vec::new()));
+    let (n, e, c) = (Arc::clone(&log), Arc::clone(&log), Arc::clone(&log));
+    let subscription = signal
+        .start(
+            Observer::new()
+                .next(move |v: T| n.lock().unwrap().push(format!("next {:?}", v)))
+                .error(move |error: AnyValue| e.lock().unwrap().push(format!("error {:?}", error)))
+                .completed(move || c.lock().unwrap().push("completed".to_owned())),
+        )
+        .unwrap();
+    (subscription, log)
+}
+
+/// The hook's reports, as `where: message`, while `body` runs.
+fn reports_during(body: impl FnOnce()) -> Vec<String> {
+    let reports: Log = Arc::new(Mutex::new(Vec::new()));
+    let into = Arc::clone(&reports);
+    set_failure_hook(Some(Box::new(move |place, message| into.lock().unwrap().push(format!("{}: {}", place, message)))));
+    body();
+    set_failure_hook(None);
+    let reports = reports.lock().unwrap().clone();
+    reports
+}
+
+/// A pipe, and its values through a map that panics at 2 ("map refused
+/// 2"); `disposed` is set when the subscription to the pipe is disposed.
+fn failing_map(disposed: &Arc<AtomicBool>) -> (Pipe<i64>, Signal<i64>) {
+    let pipe = Pipe::<i64>::new().unwrap();
+    let flag = Arc::clone(disposed);
+    let mapped = pipe
+        .signal()
+        .after_disposed(move || flag.store(true, Ordering::SeqCst))
+        .map(|x: i64| if x == 2 { panic!("map refused {}", x) } else { x });
+    (pipe, mapped)
+}
+
+/// Feeds 1, 2, 3 then the completion through `failing_map` and `then`;
+/// the events of the result, and whether the pipe's subscription was
+/// disposed before the subscription of the result was dropped.
+fn through_failing_map<U: Value + Debug>(then: impl FnOnce(&Signal<i64>) -> Signal<U>) -> (Vec<String>, bool) {
+    let disposed = Arc::new(AtomicBool::new(false));
+    let (pipe, mapped) = failing_map(&disposed);
+    let (subscription, log) = observe(&then(&mapped));
+    for x in 1..=3 {
+        pipe.put(x).unwrap();
+    }
+    pipe.complete().unwrap();
+    let upstream_disposed = disposed.load(Ordering::SeqCst);
+    drop(subscription);
+    let events = log.lock().unwrap().clone();
+    (events, upstream_disposed)
+}
+
+const MAP_ERROR: &str = "error String(\"panicked: map refused 2\")";
+
+#[test]
+fn a_panicking_map_ends_last_skip_element_at_and_ignore_values_with_its_error() {
+    let _serial = common::serial();
+    // Before: 3 and the completion (the failure value was a value like any
+    // other); ignore_values completed.
+    assert_eq!(through_failing_map(|s| s.last()), (vec![MAP_ERROR.to_owned()], true));
+    assert_eq!(through_failing_map(|s| s.skip(2)), (vec![MAP_ERROR.to_owned()], true));
+    assert_eq!(through_failing_map(|s| s.element_at(2)), (vec![MAP_ERROR.to_owned()], true));
+    assert_eq!(through_failing_map(|s| s.ignore_values()), (vec![MAP_ERROR.to_owned()], true));
+    assert_eq!(through_failing_map(|s| s.map(|x| x * 10)), (vec!["next 10".to_owned(), MAP_ERROR.to_owned()], true));
+    assert_eq!(live_objects(), 0);
+}
+
+#[test]
+fn a_panicking_map_ends_buffer_count_and_zip_with_its_own_message() {
+    let _serial = common::serial();
+    // Before: Failure("signalkit: expected an int64, received a pointer").
+    assert_eq!(through_failing_map(|s| s.buffer_count(2)), (vec![MAP_ERROR.to_owned()], true));
+    let other = Pipe::<i64>::new().unwrap();
+    let (events, disposed) = through_failing_map(|s| {
+        let zipped = s.zip_with(&other.signal());
+        for x in [10, 20, 30] {
+            other.put(x).unwrap(); // nobody listens yet: dropped
+        }
+        zipped
+    });
+    assert_eq!((events, disposed), (vec![MAP_ERROR.to_owned()], true));
+    // With the other side's values waiting in the zip: the pair of 1, then
+    // the error.
+    let disposed = Arc::new(AtomicBool::new(false));
+    let (pipe, mapped) = failing_map(&disposed);
+    let (subscription, log) = observe(&mapped.zip_with(&other.signal()));
+    for x in [10, 20, 30] {
+        other.put(x).unwrap();
+    }
+    for x in 1..=3 {
+        pipe.put(x).unwrap();
+    }
+    pipe.complete().unwrap();
+    other.complete().unwrap();
+    assert!(disposed.load(Ordering::SeqCst));
+    drop(subscription);
+    assert_eq!(*log.lock().unwrap(), vec!["next (1, 10)".to_owned(), MAP_ERROR.to_owned()]);
+    drop((pipe, mapped, other));
+    assert_eq!(live_objects(), 0);
+}
+
+/// A signal of `(key, group)` pairs started with each group observed from
+/// the closure that receives it: the result's events (`next KEY`, `error
+/// E`, `completed`) and, in arrival order, each group's subscription and
+/// events.
+type Groups = Arc<Mutex<Vec<(Subscription, Log)>>>;
+fn observe_groups(grouped: &Signal<(i64, Signal<i64>)>) -> (Subscription, Log, Groups) {
+    let log: Log = Arc::new(Mutex::new(Vec::new()));
+    let groups: Groups = Arc::new(Mutex::new(Vec::new()));
+    let (n, e, c, into) = (Arc::clone(&log), Arc::clone(&log), Arc::clone(&log), Arc::clone(&groups));
+    let subscription = grouped
+        .start(
+            Observer::new()
+                .next(move |(key, group): (i64, Signal<i64>)| {
+                    n.lock().unwrap().push(format!("next {}", key));
+                    into.lock().unwrap().push(observe(&group));
+                })
+                .error(move |error: AnyValue| e.lock().unwrap().push(format!("error {:?}", error)))
+                .completed(move || c.lock().unwrap().push("completed".to_owned())),
+        )
+        .unwrap();
+    (subscription, log, groups)
+}
+
+/// Each group's events, its subscription dropped.
+fn group_events(groups: &Groups) -> Vec<Vec<String>> {
+    let groups = std::mem::take(&mut *groups.lock().unwrap());
+    groups
+        .into_iter()
+        .map(|(subscription, events)| {
+            drop(subscription);
+            let events = events.lock().unwrap().clone();
+            events
+        })
+        .collect()
+}
+
+/// group_by's key function is an operator callback (`sk_map_fn` of
+/// `sk_signal_group_by`, since the C core let it fail): a panic in it ends
+/// the result and every group delivered before it with the error, the
+/// upstream disposed, nothing after it, nothing for the failure hook
+/// (before: the hook received "group_by key: panicked: key refused 3" and
+/// the value's key was nil).
+#[test]
+fn a_panicking_group_by_key_ends_the_stream_with_its_error() {
+    let _serial = common::serial();
+    let disposed = Arc::new(AtomicBool::new(false));
+    let flag = Arc::clone(&disposed);
+    let pipe = Pipe::<i64>::new().unwrap();
+    let grouped = pipe
+        .signal()
+        .after_disposed(move || flag.store(true, Ordering::SeqCst))
+        .group_by(|x| if *x == 3 { panic!("key refused {}", x) } else { *x * 10 });
+    let mut upstream_disposed = false;
+    let mut log = Vec::new();
+    let mut groups = Vec::new();
+    let reports = reports_during(|| {
+        let (subscription, events, observed) = observe_groups(&grouped);
+        for x in 1..=3 {
+            pipe.put(x).unwrap();
+        }
+        upstream_disposed = disposed.load(Ordering::SeqCst);
+        pipe.put(4).unwrap();
+        pipe.complete().unwrap();
+        drop(subscription);
+        log = events.lock().unwrap().clone();
+        groups = group_events(&observed);
+    });
+    const KEY_ERROR: &str = "error String(\"panicked: key refused 3\")";
+    assert_eq!(reports, Vec::<String>::new());
+    assert!(upstream_disposed, "the upstream was not disposed by the failure");
+    assert_eq!(log, vec!["next 10", "next 20", KEY_ERROR]);
+    assert_eq!(groups, vec![vec!["next 1", KEY_ERROR], vec!["next 2", KEY_ERROR]]);
+    drop((pipe, grouped));
+    assert_eq!(live_objects(), 0);
+}
+
+#[test]
+fn a_value_the_group_by_key_cannot_take_ends_the_stream_with_the_conversion_s_message() {
+    let _serial = common::serial();
+    // Before: the hook received the message, and the key was nil.
+    let pipe = Pipe::<AnyValue>::new().unwrap();
+    let grouped = pipe.signal().cast::<i64>().group_by(|x| *x);
+    let mut log = Vec::new();
+    let mut groups = Vec::new();
+    let reports = reports_during(|| {
+        let (subscription, events, observed) = observe_groups(&grouped);
+        pipe.put(AnyValue::Int(1)).unwrap();
+        pipe.put(AnyValue::String("x".into())).unwrap();
+        pipe.put(AnyValue::Int(2)).unwrap();
+        drop(subscription);
+        log = events.lock().unwrap().clone();
+        groups = group_events(&observed);
+    });
+    const CONVERSION_ERROR: &str = "error String(\"signalkit: expected an int64, received a string\")";
+    assert_eq!(reports, Vec::<String>::new());
+    assert_eq!(log, vec!["next 1", CONVERSION_ERROR]);
+    assert_eq!(groups, vec![vec!["next 1", CONVERSION_ERROR]]);
+    drop((pipe, grouped));
+    assert_eq!(live_objects(), 0);
+}
+
+#[test]
+fn a_panicking_map_before_group_by_ends_it() {
+    let _serial = common::serial();
+    // A failure upstream of group_by ends it (before: a group keyed by the
+    // failure value).
+    let (events, disposed) = through_failing_map(|s| s.group_by(|x| *x % 2).map(|(key, _group): (i64, Signal<i64>)| key));
+    assert_eq!((events, disposed), (vec!["next 1".to_owned(), MAP_ERROR.to_owned()], true));
+    assert_eq!(live_objects(), 0);
+}
+
+/// A pipe fed 1, 2, 3 then the completion through `then`: its events.
+fn fed<U: Value + Debug>(then: impl FnOnce(&Signal<i64>) -> Signal<U>) -> Vec<String> {
+    let pipe = Pipe::<i64>::new().unwrap();
+    let (subscription, log) = observe(&then(&pipe.signal()));
+    for x in 1..=3 {
+        pipe.put(x).unwrap();
+    }
+    pipe.complete().unwrap();
+    drop(subscription);
+    let events = log.lock().unwrap().clone();
+    events
+}
+
+fn refuses_two(x: &i64) -> bool {
+    if *x == 2 {
+        panic!("predicate refused 2")
+    }
+    true
+}
+
+const PREDICATE_ERROR: &str = "error String(\"panicked: predicate refused 2\")";
+
+#[test]
+fn a_panicking_predicate_ends_the_stream_after_what_came_before() {
+    let _serial = common::serial();
+    assert_eq!(fed(|s| s.filter(refuses_two)), vec!["next 1", PREDICATE_ERROR]);
+    // skip_while drops 1 (true), then fails at 2: nothing delivered.
+    assert_eq!(fed(|s| s.skip_while(refuses_two)), vec![PREDICATE_ERROR]);
+    assert_eq!(fed(|s| s.take_while(false, refuses_two)), vec!["next 1", PREDICATE_ERROR]);
+    assert_eq!(fed(|s| s.first_where(|x| !refuses_two(x))), vec![PREDICATE_ERROR]);
+    assert_eq!(
+        fed(|s| s.take_until(|x| if refuses_two(x) { TakeAction::Pass } else { TakeAction::Complete })),
+        vec!["next 1", PREDICATE_ERROR]
+    );
+    assert_eq!(live_objects(), 0);
+}
+
+#[test]
+fn a_panic_in_a_fold_or_a_signal_function_ends_the_stream_with_its_error() {
+    let _serial = common::serial();
+    let fold = |sum: i64, x: i64| if x == 2 { panic!("fold refused 2") } else { sum + x };
+    let fold_error = "error String(\"panicked: fold refused 2\")";
+    assert_eq!(fed(|s| s.scan(0, fold)), vec!["next 1", fold_error]);
+    assert_eq!(fed(|s| s.reduce(0, fold)), vec![fold_error]);
+    let inner = |x: i64| if x == 2 { panic!("inner refused 2") } else { Signal::single(x) };
+    let inner_error = "error String(\"panicked: inner refused 2\")";
+    assert_eq!(fed(|s| s.map_to_signal(inner)), vec!["next 1", inner_error]);
+    assert_eq!(fed(|s| s.merge_map(2, inner)), vec!["next 1", inner_error]);
+    assert_eq!(fed(|s| s.merge_map_bounded(1, 4, Overflow::DropNewest, inner)), vec!["next 1", inner_error]);
+    let caught = fed(|s| s.then(&Signal::fail(String::from("gone"))).catch(|_| -> Signal<i64> { panic!("catch refused") }));
+    assert_eq!(caught, vec!["next 1", "next 2", "next 3", "error String(\"panicked: catch refused\")"]);
+    let deferred = Signal::<i64>::deferred(|| panic!("deferred refused"));
+    assert_eq!(deferred.for_each_blocking(|_| ()), Err(AnyValue::String("panicked: deferred refused".into())));
+    let generator = Signal::<i64>::create(|_: Subscriber<i64>| panic!("generator refused"));
+    assert_eq!(generator.for_each_blocking(|_| ()), Err(AnyValue::String("panicked: generator refused".into())));
+    // No closure after the failing one runs.
+    let after = Arc::new(AtomicUsize::new(0));
+    let count = Arc::clone(&after);
+    let chain = Signal::single(1i64).map(|_: i64| -> i64 { panic!("first") }).map(move |x| {
+        count.fetch_add(1, Ordering::SeqCst);
+        x
+    });
+    assert_eq!(chain.for_each_blocking(|_| ()), Err(AnyValue::String("panicked: first".into())));
+    assert_eq!(after.load(Ordering::SeqCst), 0);
+    drop((deferred, generator, chain));
+    assert_eq!(live_objects(), 0);
+}
+
+#[test]
+fn a_panic_in_next_ends_the_subscription_with_a_failure() {
+    let _serial = common::serial();
+    let pipe = Pipe::<i64>::new().unwrap();
+    let (seen, errors) = (Arc::new(Mutex::new(Vec::new())), Arc::new(Mutex::new(Vec::new())));
+    let (s, e) = (seen.clone(), errors.clone());
+    let _sub = pipe
+        .signal()
+        .start(
+            Observer::new()
+                .next(move |v| {
+                    s.lock().unwrap().push(v);
+                    if v == 2 {
+                        panic!("next got two")
+                    }
+                })
+                .error(move |error| e.lock().unwrap().push(error)),
+        )
+        .unwrap();
+    for v in 1..=3 {
+        pipe.put(v).unwrap();
+    }
+    assert_eq!(*seen.lock().unwrap(), vec![1, 2], "nothing after the panic");
+    assert_eq!(*errors.lock().unwrap(), vec![AnyValue::Failure("panicked: next got two".into())]);
+}
+
+#[test]
+fn a_panicking_side_effect_or_on_drop_reaches_the_hook_with_its_kind() {
+    let _serial = common::serial();
+    let source = Signal::concat(&[Signal::single(1i64), Signal::single(2)]);
+    let mut results = Vec::new();
+    let reports = reports_during(|| {
+        results.push(source.before_next(|x| if *x == 2 { panic!("before {}", x) }).for_each_blocking(|_| ()));
+        results.push(source.after_next(|x| if *x == 1 { panic!("after {}", x) }).for_each_blocking(|_| ()));
+        results.push(source.before_started(|| panic!("starting")).for_each_blocking(|_| ()));
+        results.push(source.before_completed(|| panic!("completing")).for_each_blocking(|_| ()));
+        results.push(source.after_completed(|| panic!("completed")).for_each_blocking(|_| ()));
+        results.push(source.after_disposed(|| panic!("disposed")).for_each_blocking(|_| ()));
+    });
+    assert_eq!(results, vec![Ok(()); 6], "a side effect's panic does not end the stream");
+    assert_eq!(
+        reports,
+        vec![
+            "before_next: panicked: before 2",
+            "after_next: panicked: after 1",
+            "before_started: panicked: starting",
+            "before_completed: panicked: completing",
+            "after_completed: panicked: completed",
+            "after_disposed: panicked: disposed",
+        ]
+    );
+    // A drop: values put from inside a delivery (into another pipe of the
+    // merge) wait, and find the buffer full.
+    let (pipe, other) = (Pipe::<i64>::new().unwrap(), Pipe::<i64>::new().unwrap());
+    let into = other.clone();
+    let reports = reports_during(|| {
+        let merged = Signal::merge(&[pipe.signal(), other.signal()]);
+        let bounded = merged.on_backpressure_buffer_with(1, Overflow::DropNewest, |x, _| panic!("dropped {}", x));
+        let (subscription, log) = observe(&bounded.before_next(move |x| {
+            if *x == 1 {
+                into.put(2).unwrap(); // waits
+                into.put(3).unwrap(); // dropped
+            }
+        }));
+        pipe.put(1).unwrap();
+        drop(subscription);
+        assert_eq!(*log.lock().unwrap(), vec!["next 1", "next 2"]);
+    });
+    assert_eq!(reports, vec!["on_drop: panicked: dropped 3"]);
+    drop((source, pipe, other));
+    assert_eq!(live_objects(), 0);
+}
+
+#[test]
+fn an_error_no_closure_receives_goes_to_the_hook() {
+    let _serial = common::serial();
+    let mut seen = Vec::new();
+    let reports = reports_during(|| {
+        let into = Arc::new(Mutex::new(Vec::new()));
+        let values = Arc::clone(&into);
+        let _a = Signal::single(1i64).then(&Signal::fail(String::from("gone"))).subscribe(move |v| values.lock().unwrap().push(v)).unwrap();
+        let _b = Signal::<i64>::fail(7i64).start(Observer::new().completed(|| ())).unwrap();
+        let _c = Signal::single(2i64).map(|_: i64| -> i64 { panic!("mapped") }).subscribe(|_| ()).unwrap();
+        let _d = Signal::<i64>::complete().subscribe(|_| ()).unwrap(); // a completion is no failure
+        seen = into.lock().unwrap().clone();
+    });
+    assert_eq!(seen, vec![1]);
+    assert_eq!(reports, vec!["unhandled error: gone", "unhandled error: Int(7)", "unhandled error: panicked: mapped"]);
+}
+
+/// The child process of `a_caught_panic_is_quiet_unless_asked`: does
+/// nothing unless that test runs it.
+#[test]
+fn child_panics_in_callbacks() {
+    if std::env::var_os("SIGNALKIT_TEST_PANIC_CHILD").is_none() {
+        return;
+    }
+    let failing = Signal::single(2i64).map(|x: i64| -> i64 { panic!("quiet map {}", x) });
+    assert_eq!(failing.for_each_blocking(|_| ()), Err(AnyValue::String("panicked: quiet map 2".into())));
+    let filtered = Signal::single(2i64).filter(|_| panic!("quiet filter"));
+    assert!(filtered.for_each_blocking(|_| ()).is_err());
+    set_failure_hook(Some(Box::new(|_, _| ())));
+    Signal::single(2i64).before_next(|_| panic!("quiet tap")).for_each_blocking(|_| ()).unwrap();
+    set_failure_hook(None);
+    // A panic outside any callback reaches the hook installed before.
+    assert!(std::panic::catch_unwind(|| panic!("loud outside")).is_err());
+}
+
+fn child_stderr(log: bool) -> String {
+    let mut child = Command::new(std::env::current_exe().unwrap());
+    child.args(["--exact", "child_panics_in_callbacks", "--nocapture", "--test-threads=1"]);
+    child.env("SIGNALKIT_TEST_PANIC_CHILD", "1").env_remove("SIGNALKIT_RUST_PANIC_LOG").env_remove("RUST_BACKTRACE");
+    if log {
+        child.env("SIGNALKIT_RUST_PANIC_LOG", "1");
+    }
+    let output = child.output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert!(output.status.success(), "the child failed: {}\n{}", String::from_utf8_lossy(&output.stdout), stderr);
+    stderr
+}
+
+#[test]
+fn a_caught_panic_is_quiet_unless_asked() {
+    let _serial = common::serial();
+    let quiet = child_stderr(false);
+    for text in ["quiet map", "quiet filter", "quiet tap"] {
+        assert!(!quiet.contains(text), "{:?} printed:\n{}", text, quiet);
+    }
+    assert!(quiet.contains("loud outside"), "a panic outside the callbacks was silenced:\n{}", quiet);
+    let logged = child_stderr(true);
+    for text in ["quiet map 2", "quiet filter", "quiet tap", "loud outside"] {
+        assert!(logged.contains(text), "{:?} not printed with SIGNALKIT_RUST_PANIC_LOG=1:\n{}", text, logged);
+    }
+}

@@ -1,0 +1,117 @@
+//! Every Value type through the library and back, and what does not convert.
+mod common;
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use rsignalkit::{live_objects, AnyValue, Observer, Pipe, Signal, Value};
+
+fn round_trip<T: Value + Clone + PartialEq + std::fmt::Debug>(value: T) {
+    let mut got = Vec::new();
+    Signal::single(value.clone()).for_each_blocking(|v| got.push(v)).unwrap();
+    assert_eq!(got, vec![value]);
+}
+
+#[test]
+fn every_value_type_survives_a_trip_through_a_signal() {
+    let _serial = common::serial();
+    round_trip(-7i64);
+    round_trip(i64::MIN);
+    round_trip(2.5f64);
+    round_trip(true);
+    round_trip(());
+    round_trip(String::from("grüße\0with a NUL"));
+    round_trip(vec![0u8, 255, 7]);
+    round_trip(Vec::<u8>::new());
+    round_trip(vec![vec![1i64, 2], vec![], vec![3]]);
+    round_trip((1i64, String::from("one")));
+    round_trip(Some(3i64));
+    round_trip(None::<i64>);
+    round_trip(-5i32);
+    round_trip(AnyValue::Array(vec![AnyValue::Nil, AnyValue::Bool(false), AnyValue::Double(1.5), AnyValue::Bytes(vec![1])]));
+    assert_eq!(live_objects(), 0);
+}
+
+#[test]
+fn an_arc_travels_by_pointer_and_its_drop_is_the_release() {
+    let _serial = common::serial();
+    let drops = Arc::new(AtomicUsize::new(0));
+    {
+        let pipe = Pipe::<Arc<common::Counted>>::with_replay().unwrap();
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let into = seen.clone();
+        let _s = pipe.signal().subscribe(move |v: Arc<common::Counted>| into.lock().unwrap().push(v)).unwrap();
+        let value = Arc::new(common::Counted(drops.clone()));
+        pipe.put(value.clone()).unwrap();
+        assert!(Arc::ptr_eq(&seen.lock().unwrap()[0], &value), "the subscriber receives the same object");
+        drop(value);
+        seen.lock().unwrap().clear();
+        assert_eq!(drops.load(Ordering::SeqCst), 0, "the pipe's replay keeps it");
+    }
+    assert_eq!(drops.load(Ordering::SeqCst), 1, "dropped once, when the pipe let go of it");
+    assert_eq!(live_objects(), 0);
+}
+
+#[test]
+fn a_value_of_another_kind_ends_the_subscription_with_a_failure() {
+    let _serial = common::serial();
+    let errors = Arc::new(Mutex::new(Vec::new()));
+    let (into, nexts) = (errors.clone(), Arc::new(AtomicUsize::new(0)));
+    let counted = nexts.clone();
+    let strings: Signal<String> = Signal::single(String::from("x"));
+    let as_ints: Signal<i64> = strings.cast();
+    let _s = as_ints
+        .start(
+            Observer::new()
+                .next(move |_| {
+                    counted.fetch_add(1, Ordering::SeqCst);
+                })
+                .error(move |e| into.lock().unwrap().push(e)),
+        )
+        .unwrap();
+    assert_eq!(nexts.load(Ordering::SeqCst), 0);
+    assert_eq!(*errors.lock().unwrap(), vec![AnyValue::Failure("signalkit: expected an int64, received a string".into())]);
+    let narrow: Signal<i32> = Signal::single(1i64 << 40).cast();
+    let err = narrow.for_each_blocking(|_| ()).unwrap_err();
+    assert_eq!(err, AnyValue::Failure("signalkit: the int64 1099511627776 is outside the range of i32".into()));
+}
+
+#[test]
+fn an_error_value_reaches_the_error_closure_as_any_value() {
+    let _serial = common::serial();
+    let err = Signal::<i64>::fail(String::from("boom")).for_each_blocking(|_| ()).unwrap_err();
+    assert_eq!(err, AnyValue::String("boom".into()));
+    let caught = Signal::<i64>::fail(42i64).catch(|e| Signal::single(if e == AnyValue::Int(42) { 1 } else { 0 }));
+    let mut got = Vec::new();
+    caught.for_each_blocking(|v| got.push(v)).unwrap();
+    assert_eq!(got, vec![1]);
+    assert!(live_objects() > 0);
+    drop(caught);
+    assert_eq!(live_objects(), 0);
+}
+
+#[test]
+fn a_library_error_carries_its_status_and_message() {
+    let error = rsignalkit::Queue::concurrent(0, "q").err().expect("0 workers is refused");
+    assert_eq!(error.status(), rsignalkit::sys::SK_ERR_INVALID_ARGUMENT);
+    assert!(error.message().contains("max_workers is 0"), "{}", error.message());
+    assert_eq!(error.status_string(), "invalid argument");
+    let error = rsignalkit::Queue::serial("a\0b").err().expect("a NUL in a name");
+    assert!(error.to_string().contains("NUL"), "{}", error);
+}
+
+#[test]
+fn an_operator_the_library_refuses_gives_a_failing_signal_with_its_message() {
+    let _serial = common::serial();
+    let mut signal = Signal::single(1i64);
+    for _ in 0..600 {
+        signal = signal.take(1);
+    }
+    let err = signal.for_each_blocking(|_| ()).unwrap_err();
+    match err {
+        AnyValue::String(message) => assert!(message.contains("SK_SIGNAL_MAX_DEPTH"), "{}", message),
+        other => panic!("{:?}", other),
+    }
+    drop(signal);
+    assert_eq!(live_objects(), 0);
+}
