@@ -65,6 +65,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bindings  # noqa: E402  (beside this file)
 import bindings_rust  # noqa: E402  (beside this file)
+import shapes  # noqa: E402  (beside this file)
 
 TABLE = "tools/api/operators.md"
 DOC = "docs/operators.md"
@@ -78,26 +79,12 @@ COST_SWIFT_OUT = "Benchmarks/Sources/OperatorCost/Operators.generated.swift"
 COST_PY_OUT = "Sources/python/bench/cost_operators.py"
 MARBLES = "Tests/marbles/*.marbles"
 
-# A C function's shape: its parameters after `out`, as api.json spells them.
-SHAPES = {
-    ("sk_signal *",): "unary",
-    ("sk_signal *", "size_t"): "count",
-    ("sk_signal *", "sk_predicate_fn", "void *", "sk_release_fn"): "predicate",
-    ("sk_signal *", "sk_map_fn", "void *", "sk_release_fn"): "map",
-    ("sk_signal *", "const sk_value *"): "value",
-    ("sk_signal *", "sk_signal *"): "signal",
-    ("sk_signal *", "const sk_value *", "sk_reduce_fn", "void *", "sk_release_fn"): "reduce",
-    ("sk_signal *const *", "size_t"): "signals",
-    ("sk_signal *", "double", "sk_queue *"): "time",
-    ("sk_signal *", "sk_queue *"): "on",
-    ("sk_signal *", "sk_value_fn", "void *", "sk_release_fn"): "tap",
-    ("sk_signal *", "sk_work_fn", "void *", "sk_release_fn"): "work",
-}
-# Shapes the C lists know and the marble runners do not (none since the
-# side effects and the queue hops have cases: a runner gives a tap or work
-# shape a function that does nothing, and an on shape the case's queue).
-C_ONLY_SHAPES: set[str] = set()
-COLUMNS = ("family", "operator", "swift", "c", "cpp", "python", "rust", "rx", "marble")
+# The shapes the bindings are generated for (tools/api/bindings.py,
+# bindings_rust.py): the twelve first base shapes of tools/api/shapes.py,
+# without modifiers. Every C operator has a shape (shapes.recognize).
+STANDARD = ("unary", "count", "predicate", "map", "value", "signal", "reduce", "signals", "time", "on", "tap",
+            "work")
+COLUMNS = ("family", "operator", "swift", "c", "cpp", "python", "rust", "rx", "marble", "shape")
 
 
 def cells(line):
@@ -127,7 +114,53 @@ def read_table(path=TABLE):
 
 
 def shape_of(function):
-    return SHAPES.get(tuple(p["type"] for p in function["params"][1:]))
+    """The standard shape of a C function (one of STANDARD), else None."""
+    found = shapes.recognize(function)
+    if found is None:
+        return None
+    shape = found[0]
+    return shape.base if shape.base in STANDARD and not shape.bounded and not shape.flag else None
+
+
+def table_operators(rows, api):
+    """[shapes.Operator] of every C operator the table names, in its order,
+    and the problems found: a shape column that is not what the C
+    declaration gives, a C function of no shape."""
+    functions = {f["name"]: f for f in api["functions"]}
+    found, problems = [], []
+    for row in rows:
+        where = f"{TABLE}:{row['line']}"
+        c = [n for n in names(row["c"]) if n.startswith("sk_")]
+        try:
+            written = shapes.parse_cell(row["shape"])
+        except SyntaxError as problem:
+            problems.append(f"{where}: the shape column: {problem}")
+            continue
+        if not c:
+            if written is not None:
+                problems.append(f"{where}: a shape ({row['shape']}) in a row with no C function: leave it empty")
+            continue
+        if len(c) != 1 or c[0] not in functions:
+            problems.append(f"{where}: the C column names {', '.join(c)}: one function of the headers, or none")
+            continue
+        recognized = shapes.recognize(functions[c[0]])
+        if recognized is None:
+            problems.append(f"{where}: the parameters of {c[0]} are no shape of tools/api/shapes.py (a base shape, "
+                            f"`bounded`, a flag): add a base shape there (docs/maintainers/adding-an-operator.md, "
+                            f"\"Another shape\")")
+            continue
+        shape, position = recognized
+        if written is None or (written.base, written.bounded, written.flag) != (shape.base, shape.bounded, shape.flag):
+            said = f"says {row['shape']}" if written else "is empty"
+            problems.append(f"{where}: the shape column {said}, and the declaration of {c[0]} gives "
+                            f"{shape.text()}: write that")
+            continue
+        shape = shapes.Shape(shape.base, shape.bounded, shape.flag, written.conventions)
+        short = c[0][len("sk_signal_"):]
+        spelled = {language: shapes.spelled(row[column], language, short)
+                   for language, column in (("C++", "cpp"), ("Python", "python"), ("Rust", "rust"), ("Swift", "swift"))}
+        found.append(shapes.Operator(c[0], shape, shapes.marble_names(row["marble"], shape), spelled, position))
+    return found, problems
 
 
 def c_operators(rows, api):
@@ -158,7 +191,7 @@ def runner_operators(rows, api):
             problems.append(f"{TABLE}:{row['line']}: {c[0]} is not a function of the headers")
             continue
         shape = shape_of(functions[c[0]])
-        if shape is None or shape in C_ONLY_SHAPES:
+        if shape is None:
             continue
         python = names(row["python"])
         if not python:
@@ -193,8 +226,8 @@ def used_marble_operators():
 
 
 def doc_block(header, rows):
-    """Every column but the marble table's."""
-    shown = len(COLUMNS) - 1
+    """Every column but the marble table's and the shape."""
+    shown = COLUMNS.index("marble")
     lines = ["| " + " | ".join(cells(header)[:shown]) + " |", "|" + "---|" * shown]
     lines += ["| " + " | ".join(row[column] for column in COLUMNS[:shown]) + " |" for row in rows]
     return "\n".join(lines)
@@ -757,6 +790,7 @@ def outputs(api):
     """{path: text} of every generated file, and the problems found."""
     header, _, rows = read_table()
     operators, problems = runner_operators(rows, api)
+    problems += table_operators(rows, api)[1]
     known = marble_names(rows)
     for name, where in sorted(used_marble_operators().items()):
         if name not in known:
