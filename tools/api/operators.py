@@ -7,9 +7,12 @@ naming the file, when the tree's copy differs.
   "<!-- END operators (generated) -->"
       the table of operators, every column but the marble table's, as written;
   Tests/common/operator_list.h
-      every C operator of a standard shape: {C function, marble name or
-      NULL, shape, the function} (the C marble runner, test_limits.c's
-      abandonment sweep);
+      every C operator of the table: a call of it from an sk_test_args (the
+      arguments of the kinds of its shape, operator_shapes.h), its entry
+      {C function, shape, conventions, kinds, call}, and the marble table's
+      names {name, operator, flag, the kinds its `op` line gives} (the C
+      marble runner, the shapes' C test, test_limits.c's abandonment sweep,
+      bench_capi's cost rows, the abandonment soak);
   Tests/cpp/marble_operators.hpp
       the C++ marble runner's: {marble name, a call of the signal class's
       member (a free function for the shape signals)};
@@ -41,9 +44,10 @@ naming the file, when the tree's copy differs.
   shape (generated) -->" and its END
       the marble vocabulary of the runners' generated operators;
   Tests/fuzz/fuzz_operators.h
-      the API fuzzer's operators of a standard shape, each at a slot that
-      is kept once given (read back from the file), so that adding an
-      operator changes no committed input's meaning.
+      the API fuzzer's operators (those of operator_list.h but its fuzz-hand
+      exceptions), each at a slot that is kept once given (read back from
+      the file), so that adding an operator changes no committed input's
+      meaning.
 
 A marble name goes into the runners' lists when its row names one C
 function with one of the standard shapes (SHAPES: read from the function's
@@ -163,20 +167,6 @@ def table_operators(rows, api):
     return found, problems
 
 
-def c_operators(rows, api):
-    """[(C function, marble name or None, shape)] of every C function of a
-    standard shape the table names, in the table's order."""
-    functions = {f["name"]: f for f in api["functions"]}
-    found = []
-    for row in rows:
-        marble = names(row["marble"])
-        single = marble[0] if len(marble) == 1 and not marble[0].endswith("*") else None
-        for c in names(row["c"]):
-            if c in functions and shape_of(functions[c]):
-                found.append((c, single, shape_of(functions[c])))
-    return found
-
-
 def runner_operators(rows, api):
     """[(marble name, shape, C function, Python method, C++ name)] of the
     standard shapes, and the problems found."""
@@ -233,23 +223,50 @@ def doc_block(header, rows):
     return "\n".join(lines)
 
 
+# How the C call of a thunk passes each kind (operator_shapes.h's fields).
+C_FIELDS = {kind: f"a->{kind}" for kind in shapes.KINDS}
+C_FIELDS.update({"signals": "a->signals, a->signal_count", "ctx": "a->ctx, a->release"})
+
+
+def c_kinds(kinds):
+    return "{" + ", ".join(f"SK_ARG_{kind.upper()}" for kind in kinds or ("none",)) + "}"
+
+
 def c_header(operators):
+    """operator_list.h: a call of each operator from an sk_test_args, its
+    entry, and the marble table's names."""
     lines = [
         "/* GENERATED FILE, DO NOT EDIT: written by tools/api/operators.py from",
-        " * tools/api/operators.md (`make api-update`). Every C operator of a",
-        " * standard shape (operator_shapes.h), with its marble table name. */",
+        " * tools/api/operators.md and the C declarations (`make api-update`). Every",
+        " * C operator of the operator table: a call of it with the arguments of its",
+        " * kinds (operator_shapes.h), its entry, and the marble table's names. */",
         "#ifndef SIGNALKIT_TESTS_OPERATOR_LIST_H",
         "#define SIGNALKIT_TESTS_OPERATOR_LIST_H",
         "",
         '#include "operator_shapes.h"',
         "",
-        "static const sk_test_operator SK_TEST_OPERATORS[] = {",
     ]
-    for function, marble, shape in operators:
-        quoted = f'"{marble}"' if marble else "NULL"
-        lines.append(f'    {{"{function}", {quoted}, SHAPE_{shape.upper()}, {{.{shape} = {function}}}}},')
-    lines += ["};", "", "#define SK_TEST_OPERATOR_COUNT (sizeof SK_TEST_OPERATORS / sizeof SK_TEST_OPERATORS[0])",
-              "", "#endif"]
+    for op in operators:
+        short = op.c[len("sk_signal_"):]
+        lines += [f"static inline int sk_test_call_{short}(sk_signal **out, const sk_test_args *a) {{",
+                  f"    return {shapes.spell('C', op, C_FIELDS)};", "}"]
+    lines += ["", "static const sk_test_operator SK_TEST_OPERATORS[] = {"]
+    index = {}
+    for number, op in enumerate(operators):
+        index[op.c] = number
+        conventions = " | ".join(f"SK_TEST_{c.upper().replace(' ', '_')}" for c in op.shape.conventions) or "0"
+        lines.append(f'    {{"{op.c}", "{op.shape.name()}", {conventions}, {c_kinds(op.kinds())}, '
+                     f'sk_test_call_{op.c[len("sk_signal_"):]}}},')
+    lines += ["};", "", "#define SK_TEST_OPERATOR_COUNT (sizeof SK_TEST_OPERATORS / sizeof SK_TEST_OPERATORS[0])", "",
+              "/* The marble table's names: each one's operator, the flag it sets and the",
+              " * kinds its `op` line gives (tools/api/shapes.py, marble_layout). */",
+              "static const sk_test_marble SK_TEST_MARBLES[] = {"]
+    for op in operators:
+        for marble, flag in op.marble:
+            lines.append(f'    {{"{marble}", &SK_TEST_OPERATORS[{index[op.c]}], {"true" if flag else "false"}, '
+                         f'{c_kinds(shapes.marble_layout(op.shape))}}},')
+    lines += ["};", "", "#define SK_TEST_MARBLE_COUNT (sizeof SK_TEST_MARBLES / sizeof SK_TEST_MARBLES[0])", "",
+              "#endif"]
     return "\n".join(lines) + "\n"
 
 
@@ -498,7 +515,7 @@ def fuzz_slots():
             text = handle.read()
     except FileNotFoundError:
         return {}
-    return {name: int(slot) for slot, name in re.findall(r'\[(\d+)\] = \{\{"(sk_[a-z0-9_]+)"', text)}
+    return {name: int(slot) for slot, name in re.findall(r'\[(\d+)\] = \{\{?"(sk_[a-z0-9_]+)"', text)}
 
 
 def fuzz_hand_slots():
@@ -511,42 +528,40 @@ def fuzz_hand_slots():
     return {int(n) for n in re.findall(r"\bcase (\d+):", text[start:end])} if start >= 0 else set()
 
 
-def positive(function, shape):
-    """Whether the fuzzer gives the operator's count or time at least 1 / a
-    quarter second: a count documented "At least 1", a time whose timer
-    repeats (its brief says each window or each period: 0 would fire for
-    ever on the fuzzer's virtual clock)."""
-    if shape == "count":
-        return function["params"][2]["doc"].startswith("At least 1")
-    if shape == "time":
-        return re.search(r"\beach (window|period)\b", function["brief"]) is not None
-    return False
+def positive(operator, function):
+    """Whether the fuzzer gives the operator's count at least 1 (documented
+    "At least 1"), or its time at least a quarter second (a timer that
+    repeats, its brief saying each window or period: 0 would fire for ever on
+    the fuzzer's virtual clock)."""
+    params = dict(zip(operator.kinds(), function["params"][1:]))
+    for kind in ("count", "concurrency"):
+        if kind in params and re.match(r"(?i)(as [^:]*: )?at least 1\b", params[kind]["doc"]):
+            return True
+    return "seconds" in params and re.search(r"\b(each|per) (window|period)\b", function["brief"]) is not None
 
 
-def fuzz_header(rows, api):
+def fuzz_header(operators, api):
     """fuzz_operators.h, and the problems found."""
     functions = {f["name"]: f for f in api["functions"]}
     hand = {key[0]: where for key, where in bindings.hand_written().items() if key[1] == "fuzz-hand"}
     problems = []
-    operators = []
-    for name, _, shape in c_operators(rows, api):
-        if name in hand:
-            hand[name] = None
+    applied = []
+    index = {op.c: number for number, op in enumerate(operators)}
+    for op in operators:
+        if op.c in hand:
+            hand[op.c] = None
         else:
-            operators.append((name, shape))
+            applied.append(op)
     for name, where in sorted(hand.items()):
         if where is not None:
-            problems.append(f"{where}: the exception `{name} fuzz-hand` excuses nothing now (not an operator of a "
-                            f"standard shape of {TABLE}): remove the entry")
+            problems.append(f"{where}: the exception `{name} fuzz-hand` excuses nothing now (not an operator of "
+                            f"{TABLE}): remove the entry")
     slots = fuzz_slots()
     taken = fuzz_hand_slots()
-    given = {}
-    for name, shape in operators:
-        if name in slots:
-            given[name] = slots[name]
-    for name, shape in operators:
-        if name not in given:
-            given[name] = max([FUZZ_FIRST_NEW_SLOT - 1, *given.values(), *taken]) + 1
+    given = {op.c: slots[op.c] for op in applied if op.c in slots}
+    for op in applied:
+        if op.c not in given:
+            given[op.c] = max([FUZZ_FIRST_NEW_SLOT - 1, *given.values(), *taken]) + 1
     for name, slot in sorted(given.items(), key=lambda item: item[1]):
         if slot in taken:
             problems.append(f"{FUZZ_OUT}: the slot {slot} of {name} is also a hand-written case of {FUZZ_HARNESS}'s "
@@ -556,31 +571,32 @@ def fuzz_header(rows, api):
     lines = [
         "/* GENERATED FILE, DO NOT EDIT: written by tools/api/operators.py from",
         " * tools/api/operators.md (`make api-update`). The API fuzzer's operators",
-        " * of a standard shape (operator_shapes.h), each at its slot: the value of",
-        " * the operator byte that applies it (Tests/fuzz/fuzz_api.c, apply_operator).",
-        " * A slot, once given, is kept (api-update reads this file back), and a new",
-        f" * operator takes the next after every slot in use (at least {FUZZ_FIRST_NEW_SLOT}), so that",
-        " * an input of the corpus keeps its meaning when operators are added.",
-        " * `positive`: its count is at least 1, or its time at least 0.25 s. */",
+        " * (operator_list.h), each at its slot: the value of the operator byte that",
+        " * applies it (Tests/fuzz/fuzz_api.c, apply_operator; its hand-written cases",
+        " * are the fuzz-hand lines of tools/api/exceptions.txt). A slot, once given,",
+        " * is kept (api-update reads this file back), and a new operator takes the",
+        f" * next after every slot in use (at least {FUZZ_FIRST_NEW_SLOT}), so that an input of the corpus",
+        " * keeps its meaning when operators are added. `positive`: its count is at",
+        " * least 1, or its time at least 0.25 s. */",
         "#ifndef SIGNALKIT_TESTS_FUZZ_OPERATORS_H",
         "#define SIGNALKIT_TESTS_FUZZ_OPERATORS_H",
         "",
         "#include <stdbool.h>",
         "",
-        '#include "operator_shapes.h"',
+        '#include "operator_list.h"',
         "",
         "typedef struct fuzz_operator {",
-        "    sk_test_operator op;",
+        "    const char *name;",
+        "    const sk_test_operator *op;",
         "    bool positive;",
         "} fuzz_operator;",
         "",
         "static const fuzz_operator FUZZ_OPERATORS[256] = {",
     ]
-    shapes = dict(operators)
+    by_name = {op.c: op for op in applied}
     for name, slot in sorted(given.items(), key=lambda item: item[1]):
-        shape = shapes[name]
-        flag = "true" if positive(functions[name], shape) else "false"
-        lines.append(f'    [{slot}] = {{{{"{name}", NULL, SHAPE_{shape.upper()}, {{.{shape} = {name}}}}}, {flag}}},')
+        flag = "true" if positive(by_name[name], functions[name]) else "false"
+        lines.append(f'    [{slot}] = {{"{name}", &SK_TEST_OPERATORS[{index[name]}], {flag}}},')
     lines += ["};", "", "#endif"]
     return "\n".join(lines) + "\n", problems
 
@@ -825,13 +841,13 @@ def outputs(api):
         before, rest = readme.split(MARBLE_BEGIN, 1)
         new_readme = (before + MARBLE_BEGIN + "\n" + marble_vocabulary(rows, operators) + "\n" + MARBLE_END
                       + rest.split(MARBLE_END, 1)[1])
-    fuzz_text, fuzz_problems = fuzz_header(rows, api)
+    fuzz_text, fuzz_problems = fuzz_header(table_operators(rows, api)[0], api)
     problems += fuzz_problems
     rust_text, rust_problems = rust_runner(rows, operators)
     problems += rust_problems
     swift_text, swift_problems = swift_runner(rows, operators)
     problems += swift_problems
-    return {DOC: new_doc, C_OUT: c_header(c_operators(rows, api)), CPP_OUT: cpp_header(operators), FUZZ_OUT: fuzz_text, MARBLE_README: new_readme, RUST_OUT: rust_text,
+    return {DOC: new_doc, C_OUT: c_header(table_operators(rows, api)[0]), CPP_OUT: cpp_header(operators), FUZZ_OUT: fuzz_text, MARBLE_README: new_readme, RUST_OUT: rust_text,
             SWIFT_RUNNER_OUT: swift_text,
             PY_OUT: python_module(operators), bindings.CPP_HEADER: new_cpp,
             bindings.PY_STANDARD: bindings.python_module(python_methods), bindings_rust.RUST_OUT: rust_methods_text,

@@ -132,7 +132,17 @@ def standard_operators() -> dict[str, Standard]:
     _, _, rows = module.read_table(os.path.join(ROOT, module.TABLE))
     by_c = {c: row for row in rows for c in module.names(row["c"])}
     with open(OPERATOR_LIST, encoding="utf-8") as f:
-        listed = re.findall(r'\{"(sk_\w+)", "(\w+)", SHAPE_(\w+),', f.read())
+        text = f.read()
+    # The operators' entries {C function, shape, ...} and the marble names
+    # {name, &SK_TEST_OPERATORS[index], ...}: the names of a standard shape
+    # (no modifier), alone in their row and not built by hand (*).
+    entries = re.findall(r'\{"(sk_\w+)", "([a-z_+]+)", ', text)
+    listed = []
+    for marble, index in re.findall(r'\{"(\w+)", &SK_TEST_OPERATORS\[(\d+)\], ', text):
+        c, shape = entries[int(index)]
+        spelled = module.names(by_c[c]["marble"])
+        if shape in module.STANDARD and spelled == [marble]:
+            listed.append((c, marble, shape))
     found: dict[str, Standard] = {}
     for c, marble, shape in listed:
         row = by_c[c]
