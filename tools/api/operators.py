@@ -270,43 +270,101 @@ def c_header(operators):
     return "\n".join(lines) + "\n"
 
 
-# How many arguments an `op` line of each shape has (-1: one or more), and
-# how the C++ runner's `operation` (test_marble_table.cpp) reads them into
-# the call.
-# -1: the call reads them (one input or more; a side effect's optional `!K`,
-# its function failing: Tests/marbles/README.md's "Functions").
-ARGUMENTS = {"unary": 0, "count": 1, "predicate": 1, "map": 1, "value": 1, "signal": 1, "reduce": 2, "signals": -1,
-             "time": 1, "on": 0, "tap": -1, "work": -1}
-CPP_CALLS = {
-    "unary": "a.s.{name}()",
-    "count": "a.s.{name}(a.count())",
-    "predicate": "a.s.{name}(a.predicate())",
-    "map": "a.s.{name}(a.map())",
-    "value": "a.s.{name}(a.value())",
-    "signal": "a.s.{name}(a.input())",
-    "reduce": "a.s.{name}(a.initial(), a.binary())",
-    "signals": "sk::{name}(a.inputs())",
-    "time": "a.s.{name}(a.seconds(), a.queue())",
-    "on": "a.s.{name}(a.queue())",
-    "tap": "a.s.{name}(a.look())",
-    "work": "a.s.{name}(a.work())",
+# ---------------------------------------------------------------------------
+# The marble runners
+# ---------------------------------------------------------------------------
+
+def marble_words(shape):
+    """({kind: the index of its first word in an `op` line, 1 the first
+    after the name}, the index after them, whether the line's length varies
+    (a list of inputs, an optional word, the inputs of a signal of signals))."""
+    at, found = 1, {}
+    for kind in shapes.marble_layout(shape):
+        found[kind] = at
+        at += 2 if kind == "action" else 1
+    varies = any(kind in shapes.TRAILING for kind in found) or "of signals" in shape.conventions
+    return found, at, varies
+
+
+def runner_call(language, op, flag, reader, source, optional, groups):
+    """The call of a marble runner in `language` for a name of `op` (which
+    sets the flag to `flag`): `reader(kind, index)` spells the runner's
+    reading of a kind from the line's word `index` (None: the case's, a
+    queue); `source(index)` the upstream (of signals: mapped over the inputs
+    named from `index`, else None: the case's signal); `optional(index,
+    with_it, without_it)` chooses by the line's length; `groups(call)`
+    merges groups."""
+    indexes, after, _ = marble_words(op.shape)
+    literal = {"C++": ("true", "false"), "Python": ("True", "False"), "Rust": ("true", "false"),
+               "Swift": ("true", "false")}[language]
+
+    def arguments(with_delay):
+        found = {"source": source(after if "of signals" in op.shape.conventions else None)}
+        for kind in op.kinds():
+            if kind in indexes and kind != "delay":
+                found[kind] = reader(kind, indexes[kind])
+            elif kind == "queue":
+                found[kind] = reader("queue", None)
+            elif kind == "flag":
+                found[kind] = literal[0] if flag else literal[1]
+        if with_delay:
+            found["delay"] = reader("delay", indexes["delay"])
+            found["delay_queue"] = reader("queue", None)
+        return found
+
+    call = shapes.spell(language, op, arguments(False))
+    if "delay" in indexes:
+        call = optional(indexes["delay"], shapes.spell(language, op, arguments(True)), call)
+    return groups(call) if "groups" in op.shape.conventions else call
+
+
+def runner_names(operators, language, hand=()):
+    """[(marble name, operator, flag)] of the operators a runner in
+    `language` generates (not those of `hand`), and the problems found."""
+    found, problems = [], []
+    for op in operators:
+        if op.c in hand:
+            continue
+        if op.names.get(language) is None:
+            problems.append(f"{TABLE}: {op.c} has no {language} name: its {language} marble runner cannot apply it")
+            continue
+        found += [(marble, op, flag) for marble, flag in op.marble]
+    return found, problems
+
+
+# The C++ runner (test_marble_table.cpp): `operation`'s readers of a line's
+# words, by kind.
+CPP_READERS = {
+    "count": "a.count({i})", "concurrency": "a.count({i})", "retries": "a.count_or_zero({i})",
+    "capacity": "a.count_or_zero({i})", "overflow": "a.overflow({i})", "predicate": "a.predicate({i})",
+    "map": "a.map({i})", "fold": "a.binary({i})", "value": "a.value({i})", "initial": "a.initial({i})",
+    "other": "a.input({i})", "signals": "a.inputs({i})", "seconds": "a.seconds({i})", "most": "a.seconds({i})",
+    "delay": "a.seconds({i})", "queue": "a.queue()", "look": "a.look({i})", "work": "a.work({i})",
+    "inner": "a.inner({i})", "action": "a.action({i})", "make": "a.make({i})",
 }
 
 
 def cpp_header(operators):
+    """The C++ runner's operators, and the problems found."""
+    found, problems = runner_names(operators, "C++")
     lines = [
         "/* GENERATED FILE, DO NOT EDIT: written by tools/api/operators.py from",
         " * tools/api/operators.md (`make api-update`). The marble table's",
-        " * operators whose C function has a standard shape, each a call of",
-        " * signalkit.hpp read from its shape; test_marble_table.cpp defines",
-        " * `operation` and `marble_operator` and builds the others by hand. */",
+        " * operators, each a call of signalkit.hpp spelled from its shape",
+        " * (tools/api/shapes.py) with `operation`'s readers of the line's words, and",
+        " * its count of words (-1: it varies); test_marble_table.cpp defines",
+        " * `operation` and `marble_operator` and builds concatMap by hand. */",
         "const marble_operator marble_operators[] = {",
     ]
-    for marble, shape, _, _, cpp in operators:
-        call = CPP_CALLS[shape].format(name=cpp)
-        lines.append(f'    {{"{marble}", {ARGUMENTS[shape]}, [](const operation &a) {{ return {call}; }}}},')
+    for marble, op, flag in found:
+        _, after, varies = marble_words(op.shape)
+        call = runner_call("C++", op, flag, lambda kind, i: CPP_READERS[kind].format(i=i),
+                           lambda i: "a.s" if i is None else f"a.upstream({i})",
+                           lambda i, with_it, without: f"a.has({i}) ? {with_it} : {without}",
+                           lambda made: f"a.groups({made})")
+        lines.append(f'    {{"{marble}", {-1 if varies else after - 1}, [](const operation &a) {{ return {call}; }}}},')
     lines.append("};")
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines) + "\n", problems
 
 
 def python_module(operators):
@@ -340,40 +398,41 @@ def cost_rows(rows, api):
     return found
 
 
-# The cost table's C++ rows: a call of signalkit.hpp per shape, with the
-# arguments of bench_cpp.cpp's cost_args (CostRows.h's choices).
-COST_CPP_CALLS = {
-    "unary": "a.s.{name}()",
-    "count": "a.s.{name}(a.count())",
-    "predicate": "a.s.{name}(a.predicate())",
-    "map": "a.s.{name}(a.map())",
-    "value": "a.s.{name}(sk::value(0))",
-    "signal": "a.s.{name}(a.other())",
-    "reduce": "a.s.{name}(sk::value(0), a.fold())",
-    "signals": "sk::{name}({{a.s, a.s}})",
-    "time": "a.s.{name}(COST_SECONDS, a.queue())",
-    "on": "a.s.{name}(a.queue())",
-    "tap": "a.s.{name}(a.look())",
-    "work": "a.s.{name}(a.work())",
+# The cost table's C++ rows: each operator's call of signalkit.hpp spelled
+# from its shape, with bench_cpp.cpp's cost_args (CostRows.h's choices) for
+# each kind.
+COST_CPP_ARGUMENTS = {
+    "source": "a.s", "count": "a.count()", "concurrency": "COST_CONCURRENCY", "retries": "COST_RETRIES",
+    "predicate": "a.predicate()", "map": "a.map()", "value": "sk::value(0)", "initial": "sk::value(0)",
+    "fold": "a.fold()", "other": "a.other()", "signals": "{a.s, a.s}", "seconds": "cost_seconds(a.row)",
+    "most": "COST_MOST", "queue": "a.queue()", "look": "a.look()", "work": "a.work()", "inner": "a.inner()",
+    "action": "a.action()", "make": "a.make()", "flag": "false", "capacity": "COST_CAPACITY",
+    "overflow": "sk::overflow::drop_newest",
 }
 
 
-def cost_cpp(rows):
+def cost_cpp(operators):
+    """The C++ rows, and the problems found."""
+    found, problems = runner_names(operators, "C++")
     lines = [
         "/* GENERATED FILE, DO NOT EDIT: written by tools/api/operators.py from",
         " * tools/api/operators.md (`make api-update`). The cost table's rows of the",
-        " * C++ header (issue 41): every C operator of a standard shape, through its",
-        " * C++ name and shape; bench_cpp.cpp defines cost_args and cost_operator",
-        " * and builds the others by hand. */",
+        " * C++ header (issue 41): every C operator, a call spelled from its shape",
+        " * (tools/api/shapes.py) with cost_args' arguments, and whether its input is a",
+        " * signal of signals; bench_cpp.cpp defines cost_args and cost_operator and",
+        " * builds the rows that are no operator. */",
         "const cost_operator cost_operators[] = {",
     ]
-    for row, _, shape, cpp, _ in rows:
-        if cpp is None:
+    seen = set()
+    for _, op, _ in found:
+        if op.c in seen:
             continue
-        call = COST_CPP_CALLS[shape].format(name=cpp)
-        lines.append(f'    {{"{row}", [](const cost_args &a) {{ return {call}; }}}},')
+        seen.add(op.c)
+        call = shapes.spell("C++", op, COST_CPP_ARGUMENTS)
+        signals = "true" if "of signals" in op.shape.conventions else "false"
+        lines.append(f'    {{"{op.c[len("sk_signal_"):]}", {signals}, [](const cost_args &a) {{ return {call}; }}}},')
     lines.append("};")
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines) + "\n", problems
 
 
 # The cost table's Swift rows: the operator table's Swift name applied
@@ -843,15 +902,19 @@ def outputs(api):
                       + rest.split(MARBLE_END, 1)[1])
     fuzz_text, fuzz_problems = fuzz_header(table_operators(rows, api)[0], api)
     problems += fuzz_problems
+    cpp_text, cpp_problems = cpp_header(table_operators(rows, api)[0])
+    problems += cpp_problems
+    cost_cpp_text, cost_cpp_problems = cost_cpp(table_operators(rows, api)[0])
+    problems += cost_cpp_problems
     rust_text, rust_problems = rust_runner(rows, operators)
     problems += rust_problems
     swift_text, swift_problems = swift_runner(rows, operators)
     problems += swift_problems
-    return {DOC: new_doc, C_OUT: c_header(table_operators(rows, api)[0]), CPP_OUT: cpp_header(operators), FUZZ_OUT: fuzz_text, MARBLE_README: new_readme, RUST_OUT: rust_text,
+    return {DOC: new_doc, C_OUT: c_header(table_operators(rows, api)[0]), CPP_OUT: cpp_text, FUZZ_OUT: fuzz_text, MARBLE_README: new_readme, RUST_OUT: rust_text,
             SWIFT_RUNNER_OUT: swift_text,
             PY_OUT: python_module(operators), bindings.CPP_HEADER: new_cpp,
             bindings.PY_STANDARD: bindings.python_module(python_methods), bindings_rust.RUST_OUT: rust_methods_text,
-            COST_CPP_OUT: cost_cpp(cost_rows(rows, api)),
+            COST_CPP_OUT: cost_cpp_text,
             COST_SWIFT_OUT: cost_swift(cost_rows(rows, api)), COST_PY_OUT: cost_python(rows, api)}, problems
 
 
