@@ -163,40 +163,7 @@ def table_operators(rows, api):
         short = c[0][len("sk_signal_"):]
         spelled = {language: shapes.spelled(row[column], language, short)
                    for language, column in (("C++", "cpp"), ("Python", "python"), ("Rust", "rust"), ("Swift", "swift"))}
-        found.append(shapes.Operator(c[0], shape, shapes.marble_names(row["marble"], shape), spelled, position))
-    return found, problems
-
-
-def runner_operators(rows, api):
-    """[(marble name, shape, C function, Python method, C++ name)] of the
-    standard shapes, and the problems found."""
-    functions = {f["name"]: f for f in api["functions"]}
-    found, problems = [], []
-    for row in rows:
-        marble = names(row["marble"])
-        c = [n for n in names(row["c"]) if n.startswith("sk_")]
-        if len(marble) != 1 or marble[0].endswith("*") or len(c) != 1:
-            continue
-        if c[0] not in functions:
-            problems.append(f"{TABLE}:{row['line']}: {c[0]} is not a function of the headers")
-            continue
-        shape = shape_of(functions[c[0]])
-        if shape is None:
-            continue
-        python = names(row["python"])
-        if not python:
-            problems.append(f"{TABLE}:{row['line']}: `{marble[0]}` has a C function of shape {shape} but no Python name")
-            continue
-        cpp = names(row["cpp"])
-        if not cpp:
-            problems.append(f"{TABLE}:{row['line']}: `{marble[0]}` has a C function of shape {shape} but no C++ name")
-            continue
-        # Python's method: the C function's name when the column has it
-        # (beforeNext's `before_next`, the side effect, not `tap`, a Python
-        # stage whose raise ends the stream as map's does), else the first.
-        short = c[0][len("sk_signal_"):]
-        method = short if short in python else python[0].split(".")[-1]
-        found.append((marble[0], shape, c[0], method, cpp[0]))
+        found.append(shapes.Operator(c[0], shape, shapes.marble_names(row["marble"], shape), spelled, position, row))
     return found, problems
 
 
@@ -314,8 +281,10 @@ def runner_call(language, op, flag, reader, source, optional, groups):
 
     call = shapes.spell(language, op, arguments(False))
     if "delay" in indexes:
+        if optional is None:
+            return shapes.spell(language, op, arguments(True)), call
         call = optional(indexes["delay"], shapes.spell(language, op, arguments(True)), call)
-    return groups(call) if "groups" in op.shape.conventions else call
+    return groups(call) if groups and "groups" in op.shape.conventions else call
 
 
 def runner_names(operators, language, hand=()):
@@ -367,35 +336,36 @@ def cpp_header(operators):
     return "\n".join(lines) + "\n", problems
 
 
+# The Python runner (test_marble_table.py): its Line's readers of a line's
+# words, by kind.
+PY_READERS = dict(CPP_READERS, concurrency="a.count({i})", retries="a.count_or_zero({i})",
+                  capacity="a.count_or_zero({i})", predicate="a.function({i})", map="a.function({i})",
+                  fold="a.function({i})", initial="a.integer({i})", signals="*a.inputs_from({i})", queue="a.queue")
+
+
 def python_module(operators):
+    """The Python runner's operators, and the problems found."""
+    found, problems = runner_names(operators, "Python")
     lines = [
         '"""GENERATED FILE, DO NOT EDIT: written by tools/api/operators.py from',
-        "tools/api/operators.md (`make api-update`). The marble table's operators",
-        "whose C function has a standard shape: name -> (shape, method; the",
-        "shape signals calls it on the class);",
-        'test_marble_table.py builds the others by hand."""',
+        "tools/api/operators.md (`make api-update`). The marble table's operators:",
+        "name -> (its count of words, -1 where it varies; a call of the package",
+        "spelled from its shape, tools/api/shapes.py, with the readers of",
+        'test_marble_table.py\'s Line); that file builds concatMap by hand."""',
+        "import pysignalkit as sk",
         "",
         "MARBLE_OPERATORS = {",
     ]
-    for marble, shape, _, method, _ in operators:
-        lines.append(f'    "{marble}": ("{shape}", "{method}"),')
+    for marble, op, flag in found:
+        _, after, varies = marble_words(op.shape)
+        call = runner_call("Python", op, flag, lambda kind, i: PY_READERS[kind].format(i=i),
+                           lambda i: "a.source" if i is None else f"a.upstream({i})",
+                           lambda i, with_it, without: f"({with_it} if a.has({i}) else {without})",
+                           lambda made: f"a.groups({made})")
+        lines.append(f'    "{marble}": ({-1 if varies else after - 1}, lambda a: {call}),')
     lines.append("}")
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines) + "\n", problems
 
-
-def cost_rows(rows, api):
-    """[(row, C function, shape, C++ name, Swift name)] of every C operator
-    of a standard shape, the row named after the C function without
-    `sk_signal_`."""
-    functions = {f["name"]: f for f in api["functions"]}
-    found = []
-    for row in rows:
-        for c in names(row["c"]):
-            if c in functions and shape_of(functions[c]):
-                cpp, swift = names(row["cpp"]), names(row["swift"])
-                found.append((c[len("sk_signal_"):], c, shape_of(functions[c]), cpp[0] if cpp else None,
-                              swift[0] if swift else None))
-    return found
 
 
 # The cost table's C++ rows: each operator's call of signalkit.hpp spelled
@@ -435,73 +405,56 @@ def cost_cpp(operators):
     return "\n".join(lines) + "\n", problems
 
 
-# The cost table's Swift rows: the operator table's Swift name applied
-# through the C function's shape, with OperatorCost's arguments (CostRows.h's
-# choices). A Swift operator whose signature is not its shape's is written
-# by hand in OperatorCost/main.swift: listed here with the reason.
+# The cost table's Swift rows: each operator's call of the Swift API spelled
+# from its shape, with OperatorCost's arguments (CostRows.h's choices) for
+# each kind. A Swift operator whose call is not its shape's is written by
+# hand in OperatorCost/main.swift: listed here with the reason.
 COST_SWIFT_ARGUMENTS = {
-    "unary": None,
-    "count": ["a.count"],
-    "predicate": ["a.predicate"],
-    "map": ["a.map"],
-    "value": ["0"],
-    "signal": ["a.other"],
-    "reduce": ["0", "a.fold"],
-    "time": ["COST_SECONDS", "queue: a.queue"],
-    "on": ["a.queue"],
-    "tap": ["a.look"],
-    "work": ["a.work"],
+    "source": "a.source", "count": "a.count", "concurrency": "Int(COST_CONCURRENCY)", "retries": "Int(COST_RETRIES)",
+    "predicate": "a.predicate", "map": "a.map", "value": "0", "initial": "0", "fold": "a.fold", "other": "a.other",
+    "signals": "[a.source, a.source]", "seconds": "cost_seconds(a.row)", "most": "COST_MOST", "queue": "a.queue",
+    "look": "a.look", "work": "a.work", "inner": "singleOf",
+    "action": "{ _ in SignalTakeAction(passthrough: true, complete: false) }", "make": "{ a.source }", "flag": "false",
+    "capacity": "Int(COST_CAPACITY)", "overflow": ".dropNewest",
 }
 COST_SWIFT_BY_HAND = {
     # row: why its Swift row is written by hand (OperatorCost/main.swift)
-    "switch_to_latest": "a signal of signals as its input",
-    "queue": "a signal of signals as its input",
-    "throttled": "a signal of signals as its input",
     "last": "labelled (`last(signal:)`)",
     "reduce_left": "labelled (`reduceLeft(value:f:)`)",
     "zip": "the two-signal form `zip(a, b)`, as a user writes it (a tuple per value; the array form "
            "`zip([a, b])` makes an array per value)",
+    "combine_latest": "the two-signal form `combineLatest(a, b)`, as zip's",
 }
 
 
-def swift_call(name, shape):
-    """The Swift operator `name` (the table's spelling: `first(where:)` is
-    `first` with its first argument labelled `where`) applied as `shape`."""
-    arguments = COST_SWIFT_ARGUMENTS[shape]
-    match = re.fullmatch(r"(\w+)\((\w+):\)", name)
-    base, label = (match.group(1), match.group(2)) if match else (name, None)
-    if arguments is None:
-        return base
-    arguments = list(arguments)
-    if label:
-        arguments[0] = f"{label}: {arguments[0]}"
-    return f"{base}({', '.join(arguments)})"
-
-
-def cost_swift(rows):
+def cost_swift(operators):
+    """The Swift rows, and the problems found."""
+    found, problems = runner_names(operators, "Swift")
     lines = [
         "// GENERATED FILE, DO NOT EDIT: written by tools/api/operators.py from",
         "// tools/api/operators.md (`make api-update`). The cost table's rows of the",
-        "// Swift API (issue 41): every C operator of a standard shape, through its",
-        "// Swift name and the C function's shape; main.swift defines CostArguments",
-        "// and builds the others by hand (tools/api/operators.py, COST_SWIFT_BY_HAND,",
-        "// says why each).",
+        "// Swift API (issue 41): every C operator, a call spelled from its shape",
+        "// (tools/api/shapes.py) with CostArguments' arguments, and whether its input",
+        "// is a signal of signals; main.swift defines CostArguments and builds the",
+        "// others by hand (tools/api/operators.py, COST_SWIFT_BY_HAND, says why each).",
         "import CostRows",
         "import SwiftSignalKit",
         "",
-        "func generatedCostRows() -> [(String, (CostArguments) -> Disposable)] {",
+        "func generatedCostRows() -> [CostRow] {",
         "    [",
     ]
-    for row, _, shape, _, swift in rows:
-        if swift is None or row in COST_SWIFT_BY_HAND:
+    seen = set()
+    for _, op, _ in found:
+        row = op.c[len("sk_signal_"):]
+        if op.c in seen or row in COST_SWIFT_BY_HAND:
             continue
-        if shape == "signals":
-            call = f"{swift}([a.source, a.source])"
-        else:
-            call = f"a.source |> {swift_call(swift, shape)}"
-        lines.append(f'        ("{row}", {{ a in a.start({call}) }}),')
+        seen.add(op.c)
+        signals = "of signals" in op.shape.conventions
+        arguments = dict(COST_SWIFT_ARGUMENTS, source="a.signals" if signals else "a.source")
+        call = shapes.spell("Swift", op, arguments)
+        lines.append(f'        CostRow("{row}", signals: {"true" if signals else "false"}) {{ a in a.start({call}) }},')
     lines += ["    ]", "}"]
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines) + "\n", problems
 
 # The Python rows (bench.py, `make bench-python`): no queue or time (their
 # cost per value is the host loop's, not the operator's) and no signal of
@@ -664,50 +617,45 @@ def fuzz_header(operators, api):
 # a macro expanded in its `apply`, given the names of that function's
 # argument readers.
 RUST_OUT = "Sources/rust/tests/generated/marble_operators.rs"
-RUST_CALLS = {
-    "unary": "$signal.{name}()",
-    "count": "$signal.{name}(usize::try_from($count(0)?).unwrap_or(usize::MAX))",
-    "predicate": "{{ let f = predicate(&$arg(0)?, $at)?; $signal.{name}(move |v| f(int(v))) }}",
-    "map": "{{ let f = unary(&$arg(0)?, $at)?; $signal.{name}(move |v| AnyValue::Int(f(int(&v)))) }}",
-    "value": "$signal.{name}(value_of(&$arg(0)?)?)",
-    "signal": "$signal.{name}(&$named(&$arg(0)?)?)",
-    "reduce": ("{{ let f = binary(&$arg(0)?, $at)?; "
-               "$signal.{name}(AnyValue::Int($count(1)?), move |a: AnyValue, x: AnyValue| AnyValue::Int(f(int(&a), int(&x)))) }}"),
-    "signals": "Signal::{name}(&$all_named()?)",
-    "time": "$signal.{name}($frames(0)?, $q)",
-    "on": "$signal.{name}($q)",
-    # The runner's look and work read a side effect's optional `!K` (`!`).
-    "tap": "{{ let f = look(&$arg, $at)?; $signal.{name}(move |v| f(v)) }}",
-    "work": "{{ let f = work(&$arg, $at)?; $signal.{name}(move || f()) }}",
+# The Rust runner's readers of a line's words, by kind (marbles.rs's Line;
+# the closures are written here, where each operator's bound infers their
+# parameter: map's a value, group_by's a reference).
+RUST_READERS = {
+    "count": "$a.count({i})?", "concurrency": "$a.count({i})?", "retries": "$a.count_or_zero({i})?",
+    "capacity": "$a.count_or_zero({i})?", "overflow": "$a.overflow({i})?",
+    "predicate": "{{ let f = $a.predicate({i})?; move |v| f(int(v)) }}",
+    "map": "{{ let f = $a.unary({i})?; move |v| AnyValue::Int(f(int(&v))) }}",
+    "fold": "{{ let f = $a.binary({i})?; move |acc: AnyValue, x: AnyValue| AnyValue::Int(f(int(&acc), int(&x))) }}",
+    "value": "$a.value({i})?", "initial": "AnyValue::Int($a.integer({i})?)", "other": "&$a.input({i})?",
+    "signals": "&$a.inputs({i})?", "seconds": "$a.frames({i})?", "most": "$a.frames({i})?",
+    "delay": "$a.frames({i})?", "queue": "$a.queue()",
+    "look": "{{ let f = $a.look({i})?; move |v| f(v) }}", "work": "{{ let f = $a.work({i})?; move || f() }}",
+    "inner": "$a.inner({i})?", "action": "$a.action({i})?", "make": "$a.make({i})?",
 }
 
 
-def rust_runner(rows, operators):
-    """The Rust runner's generated operators: a macro_rules! whose match
-    gives Some(signal) for a marble name of a standard shape, else None."""
-    rust = {}
-    for row in rows:
-        for name in names(row["marble"]):
-            found = names(row["rust"])
-            rust[name] = found[0].split("::")[-1] if found else None
+def rust_runner(operators):
+    """The Rust runner's operators: a macro_rules! whose match gives
+    Some(signal) for a marble name, else None; and the problems found."""
+    found, problems = runner_names(operators, "Rust")
     lines = [
         "// GENERATED FILE, DO NOT EDIT: written by tools/api/operators.py from",
-        "// tools/api/operators.md (`make api-update`). The marble table's operators",
-        "// whose C function has a standard shape, each a call of the crate's method",
-        "// (the table's Rust column) read from its shape; marbles.rs includes it and",
-        "// expands it in `apply`, which builds the others by hand.",
-        "macro_rules! standard_operator {",
-        "    ($name:expr, $signal:ident, $arg:ident, $count:ident, $named:ident, $all_named:ident, $frames:ident, "
-        "$q:ident, $at:ident) => {",
+        "// tools/api/operators.md (`make api-update`). The marble table's operators,",
+        "// each a call of the crate's method spelled from its shape (tools/api/shapes.py)",
+        "// with the readers of marbles.rs's Line, `$a`; marbles.rs includes it and",
+        "// expands it in `apply`, which builds concatMap by hand.",
+        "macro_rules! marble_operator {",
+        "    ($name:expr, $a:ident) => {",
         "        match $name {",
     ]
-    problems = []
-    for marble, shape, _, _, _ in operators:
-        if not rust.get(marble):
-            problems.append(f"{TABLE}: `{marble}` has a C function of shape {shape} but no Rust name")
-            continue
-        call = RUST_CALLS[shape].format(name=rust[marble])
-        lines.append(f'            "{marble}" => Some({call}.cast::<AnyValue>()),')
+    for marble, op, flag in found:
+        _, after, varies = marble_words(op.shape)
+        call = runner_call("Rust", op, flag, lambda kind, i: RUST_READERS[kind].format(i=i),
+                           lambda i: "$a.source()" if i is None else f"$a.upstream({i})?",
+                           lambda i, with_it, without: f"if $a.has({i}) {{ {with_it} }} else {{ {without} }}",
+                           lambda made: f"$a.groups({made})")
+        check = "" if varies else f"$a.arguments({after - 1})?; "
+        lines.append(f'            "{marble}" => Some({{ {check}{call} }}.cast::<AnyValue>()),')
     lines += ["            _ => None,", "        }", "    };", "}"]
     return "\n".join(lines) + "\n", problems
 
@@ -723,149 +671,128 @@ def rust_runner(rows, operators):
 # shape's keeps a case written by hand: a `marble-swift-hand` line of
 # tools/api/exceptions.txt, with why.
 SWIFT_RUNNER_OUT = "Tests/SwiftSignalKitTestingTests/MarbleTableOperators.generated.swift"
-SWIFT_RUNNER_READS = {
-    "count": ["let n = try self.integer(arguments, 0, operation)"],
-    "predicate": ["let f = try self.predicate(self.word(arguments, 0, operation))"],
-    "map": ["let f = try self.unary(self.word(arguments, 0, operation))"],
-    "value": ["let v = try self.value(arguments, 0, operation)"],
-    "signal": ["let other = try self.named(arguments, inputs, operation)",
-               "guard other.count == 1 else {",
-               '    throw MarbleTableError(message: "line \\(operation.line): `{marble}` names one input")',
-               "}"],
-    "reduce": ["let f = try self.binary(self.word(arguments, 0, operation))",
-               "let initial = try self.integer(arguments, 1, operation)"],
-    "signals": ["let signals = try self.named(arguments, inputs, operation)"],
-    "time": ["let frames = try self.integer(arguments, 0, operation)"],
+# The Swift runner's reading of each kind from the line's word {I} (0 the
+# first after the name): the statements that read it, and the argument.
+SWIFT_READERS = {
+    "count": (["let n{I} = try self.integer(arguments, {I}, operation)"], "n{I}"),
+    "overflow": (["let o{I}: SignalOverflow<MarbleFailure> = try self.overflow(arguments, {I}, operation)"], "o{I}"),
+    "predicate": (["let p{I} = try self.predicate(self.word(arguments, {I}, operation))"], "{{ p{I}($0.int) }}"),
+    "map": (["let f{I} = try self.unary(self.word(arguments, {I}, operation))"], "{{ MarbleValue.int(f{I}($0.int)) }}"),
+    "fold": (["let b{I} = try self.binary(self.word(arguments, {I}, operation))"], "{{ .int(b{I}($0.int, $1.int)) }}"),
+    "value": (["let v{I} = try self.value(arguments, {I}, operation)"], "v{I}"),
+    "initial": (["let i{I} = try self.integer(arguments, {I}, operation)"], "MarbleValue.int(i{I})"),
+    "other": (["let other{I} = try self.input(arguments, {I}, inputs, operation)"], "other{I}"),
+    "signals": (["let signals{I} = try self.named(Array(arguments.dropFirst({I})), inputs, operation)"], "signals{I}"),
+    "seconds": (["let t{I} = try self.integer(arguments, {I}, operation)"], "scheduler.seconds(t{I})"),
+    "queue": ([], "scheduler.queue"),
+    "look": ([], "{{ _ in }}"),
+    "work": ([], "{{}}"),
+    "inner": (["let inner{I} = try self.namedOrFailing(Array(arguments.dropFirst({I})), inputs, operation)"],
+              "{{ self.pick(inner{I}, self.index($0), failures) }}"),
+    "action": (["let pass{I} = try self.predicate(self.word(arguments, {I}, operation))",
+                "let complete{I} = try self.predicate(self.word(arguments, {I} + 1, operation))"],
+               "{{ SignalTakeAction(passthrough: pass{I}($0.int), complete: complete{I}($0.int)) }}"),
+    "make": (["let made{I} = try self.namedOrFailing([self.word(arguments, {I}, operation)], inputs, operation)"],
+             "{{ self.pick(made{I}, 0, failures) }}"),
 }
-# (the arguments in parentheses, a trailing closure or None) of each shape.
-SWIFT_RUNNER_ARGUMENTS = {
-    "unary": (None, None),
-    "count": (["n"], None),
-    "predicate": ([], "{ f($0.int) }"),
-    "map": ([], "{ MarbleValue.int(f($0.int)) }"),
-    "value": (["v"], None),
-    "signal": (["other[0]"], None),
-    "reduce": (["MarbleValue.int(initial)"], "{ .int(f($0.int, $1.int)) }"),
-    "signals": (["signals"], None),
-    "time": (["scheduler.seconds(frames)", "queue: scheduler.queue"], None),
-    "on": (["scheduler.queue"], None),
-    "tap": ([], "{ _ in }"),
-    "work": ([], "{}"),
-}
+for _kind in ("concurrency", "retries", "capacity"):
+    SWIFT_READERS[_kind] = SWIFT_READERS["count"]
+for _kind in ("most", "delay"):
+    SWIFT_READERS[_kind] = SWIFT_READERS["seconds"]
 
 
-def swift_runner_call(name, shape):
-    """The Swift operator `name` applied as `shape` to the case's arguments."""
-    match = re.fullmatch(r"(\w+)\((\w+):\)", name)
-    base, label = (match.group(1), match.group(2)) if match else (name, None)
-    arguments, closure = SWIFT_RUNNER_ARGUMENTS[shape]
-    if arguments is None:
-        return base
-    arguments = list(arguments)
-    if label and arguments:
-        arguments[0] = f"{label}: {arguments[0]}"
-    elif label:
-        arguments, closure = [f"{label}: {closure}"], None
-    call = f"{base}({', '.join(arguments)})" if arguments or closure is None else base
-    return f"{call} {closure}" if closure else call
-
-
-def swift_runner(rows, operators):
-    """The Swift runner's generated operators, and the problems found."""
-    swift = {}
-    for row in rows:
-        for name in names(row["marble"]):
-            found = names(row["swift"])
-            swift[name] = found[0] if len(found) == 1 else None
+def swift_runner(operators):
+    """The Swift runner's operators, and the problems found."""
     hand = {key[0]: where for key, where in bindings.hand_written().items() if key[1] == "marble-swift-hand"}
-    problems = []
-    cases = []
-    for marble, shape, c, _, _ in operators:
-        if c in hand:
-            hand[c] = None
-            continue
-        if not swift.get(marble) or not re.fullmatch(r"\w+(\(\w+:\))?", swift[marble]):
-            problems.append(f"{TABLE}: `{marble}` has a C function of shape {shape} but no Swift name the Swift "
-                            f"marble runner can call (one name, `name` or `name(label:)`): give it one, or write its "
-                            f"case by hand with a `{c} marble-swift-hand REASON` line in {bindings.EXCEPTIONS}")
-            continue
-        if shape == "signals":
-            made = f"{swift[marble]}(signals)"
-        else:
-            made = f"signal |> {swift_runner_call(swift[marble], shape)}"
-        reads = [line.replace("{marble}", marble) for line in SWIFT_RUNNER_READS.get(shape, [])]
-        cases.append((marble, reads, made))
+    found, problems = runner_names(operators, "Swift", hand)
+    for op in operators:
+        if op.c in hand:
+            hand[op.c] = None
     for name, where in sorted(hand.items()):
         if where is not None:
-            problems.append(f"{where}: the exception `{name} marble-swift-hand` excuses nothing now (not an operator "
-                            f"of a standard shape with a marble name of {TABLE}): remove the entry")
+            problems.append(f"{where}: the exception `{name} marble-swift-hand` excuses nothing now (no operator of "
+                            f"{TABLE}): remove the entry")
     lines = [
         "// GENERATED FILE, DO NOT EDIT: written by tools/api/operators.py from",
-        "// tools/api/operators.md (`make api-update`). The marble table's operators",
-        "// whose C function has a standard shape, each a call of the row's Swift",
-        "// operator with the case's arguments in the shape's order;",
-        "// MarbleTableOperators.swift's `apply` calls `standard` first and builds the",
-        "// others by hand.",
+        "// tools/api/operators.md (`make api-update`). The marble table's operators,",
+        "// each a call of the row's Swift operator spelled from its shape",
+        "// (tools/api/shapes.py) with the case's arguments; MarbleTableOperators.swift's",
+        "// `apply` calls `listed` first and builds the others by hand (concatMap, and",
+        "// the marble-swift-hand lines of tools/api/exceptions.txt).",
         "import SwiftSignalKit",
         "import SwiftSignalKitTesting",
         "",
         "extension MarbleOperators {",
-        "    /// The signal of a marble operator of a standard shape, or nil for another name.",
-        "    static func standard(_ operation: MarbleCase.Operation, to signal: MarbleSignal, "
-        "inputs: [String: TestSignal<MarbleValue, MarbleFailure>], scheduler: TestScheduler) "
+        "    /// The signal of a marble operator of the operator table, or nil for another name.",
+        "    static func listed(_ operation: MarbleCase.Operation, to signal: MarbleSignal, "
+        "inputs: [String: TestSignal<MarbleValue, MarbleFailure>], scheduler: TestScheduler, failures: MarbleFailures) "
         "throws(MarbleTableError) -> MarbleSignal? {",
         "        let arguments = operation.arguments",
         "        switch operation.name {",
     ]
-    for marble, reads, made in cases:
+    for marble, op, flag in found:
+        indexes, after, varies = marble_words(op.shape)
+        reads = [] if varies else [f"try self.arity(arguments, {after - 1}, operation)"]
+        optional_reads = []
+
+        def reader(kind, i, reads=reads, optional_reads=optional_reads, op=op):
+            statements, argument = SWIFT_READERS[kind]
+            if kind == "map" and "groups" in op.shape.conventions:
+                argument = "{{ f{I}($0.int) }}"  # a key: Hashable, an Int
+            index = None if i is None else i - 1
+            into = optional_reads if kind == "delay" else reads
+            for statement in statements:
+                if statement.format(I=index) not in into:
+                    into.append(statement.format(I=index))
+            return argument.format(I=index)
+
+        def source(i, reads=reads):
+            if i is None:
+                return "signal"
+            reads.append(f"let upstream = try self.upstream(signal, Array(arguments.dropFirst({i - 1})), inputs, "
+                         "operation)")
+            return "upstream"
+
+        made = runner_call("Swift", op, flag, reader, source, None, None)
+        wrap = "self.groups" if "groups" in op.shape.conventions else "self.marble"
         lines.append(f'        case "{marble}":')
-        lines += [f"            {line}" for line in reads]
-        lines.append(f"            return self.marble({made})")
+        lines += [f"            {statement}" for statement in reads]
+        if isinstance(made, tuple):
+            with_it, without = made
+            lines.append(f"            if arguments.count > {indexes['delay'] - 1} {{")
+            lines += [f"                {statement}" for statement in optional_reads]
+            lines += [f"                return {wrap}({with_it})", "            }"]
+            made = without
+        lines.append(f"            return {wrap}({made})")
     lines += ["        default:", "            return nil", "        }", "    }", "}"]
     return "\n".join(lines) + "\n", problems
 
 
 # The marble table's vocabulary (Tests/marbles/README.md): the operators
-# of a standard shape, between these lines.
+# of the operator table, between these lines.
 MARBLE_README = "Tests/marbles/README.md"
-MARBLE_BEGIN = "<!-- BEGIN operators of a standard shape (generated) -->"
-MARBLE_END = "<!-- END operators of a standard shape (generated) -->"
-MARBLE_ARGUMENTS = {"unary": "", "count": " N", "predicate": " P", "map": " F", "value": " V", "signal": " NAME",
-                    "reduce": " B N", "signals": " NAME...", "time": " N", "on": "", "tap": " [!K]", "work": " [!]"}
-MARBLE_MEANING = {
-    "unary": "",
-    "count": "`N` a count",
-    "predicate": "`P` a predicate",
-    "map": "`F` a function",
-    "value": "`V` a value",
-    "signal": "`NAME` another input of the case",
-    "reduce": "`B` folding from `N`",
-    "signals": "the signal of the named inputs, replacing the upstream",
-    "time": "`N` frames, on the virtual queue",
-    "on": "the virtual queue",
-    "tap": "a function of the value that does nothing (`!K`: that fails, see Functions)",
-    "work": "a function that does nothing (`!`: that fails, see Functions)",
-}
+MARBLE_BEGIN = "<!-- BEGIN operators of the operator table (generated) -->"
+MARBLE_END = "<!-- END operators of the operator table (generated) -->"
 
 
-def marble_vocabulary(rows, operators):
+def marble_vocabulary(operators):
     """The table of the marble README's generated part: each marble name of
-    a standard shape, its arguments and its Swift name."""
-    swift = {}
-    for row in rows:
-        for name in names(row["marble"]):
-            swift[name] = ", ".join(f"`{n}`" for n in names(row["swift"]))
+    a C operator, its `op` line, its Swift name and what its arguments are."""
     lines = ["| operator | Swift | arguments |", "|---|---|---|"]
-    for marble, shape, _, _, _ in operators:
-        lines.append(f"| `{marble}{MARBLE_ARGUMENTS[shape]}` | {swift[marble]} | {MARBLE_MEANING[shape]} |")
+    for op in operators:
+        swift = ", ".join(f"`{name}`" for name in names(op.cells["swift"])) or "—"
+        for marble, flag in op.marble:
+            line, meaning = shapes.marble_vocabulary_line(marble, op.shape)
+            if flag:
+                meaning = "; ".join(part for part in (meaning, f"`{op.shape.flag}`") if part)
+            lines.append(f"| `{line}` | {swift} | {meaning} |")
     return "\n".join(lines)
 
 
 def outputs(api):
     """{path: text} of every generated file, and the problems found."""
     header, _, rows = read_table()
-    operators, problems = runner_operators(rows, api)
-    problems += table_operators(rows, api)[1]
+    operators, problems = table_operators(rows, api)
     known = marble_names(rows)
     for name, where in sorted(used_marble_operators().items()):
         if name not in known:
@@ -894,28 +821,32 @@ def outputs(api):
         readme = handle.read()
     if MARBLE_BEGIN not in readme or MARBLE_END not in readme:
         problems.append(f"{MARBLE_README}: the lines {MARBLE_BEGIN} and {MARBLE_END} are gone: put them back around "
-                        f"the operators of a standard shape")
+                        f"the operators of the operator table")
         new_readme = readme
     else:
         before, rest = readme.split(MARBLE_BEGIN, 1)
-        new_readme = (before + MARBLE_BEGIN + "\n" + marble_vocabulary(rows, operators) + "\n" + MARBLE_END
+        new_readme = (before + MARBLE_BEGIN + "\n" + marble_vocabulary(operators) + "\n" + MARBLE_END
                       + rest.split(MARBLE_END, 1)[1])
-    fuzz_text, fuzz_problems = fuzz_header(table_operators(rows, api)[0], api)
+    fuzz_text, fuzz_problems = fuzz_header(operators, api)
     problems += fuzz_problems
-    cpp_text, cpp_problems = cpp_header(table_operators(rows, api)[0])
-    problems += cpp_problems
-    cost_cpp_text, cost_cpp_problems = cost_cpp(table_operators(rows, api)[0])
+    marble_cpp_text, marble_cpp_problems = cpp_header(operators)
+    problems += marble_cpp_problems
+    python_text, python_problems = python_module(operators)
+    problems += python_problems
+    cost_swift_text, cost_swift_problems = cost_swift(operators)
+    problems += cost_swift_problems
+    cost_cpp_text, cost_cpp_problems = cost_cpp(operators)
     problems += cost_cpp_problems
-    rust_text, rust_problems = rust_runner(rows, operators)
+    rust_text, rust_problems = rust_runner(operators)
     problems += rust_problems
-    swift_text, swift_problems = swift_runner(rows, operators)
+    swift_text, swift_problems = swift_runner(operators)
     problems += swift_problems
-    return {DOC: new_doc, C_OUT: c_header(table_operators(rows, api)[0]), CPP_OUT: cpp_text, FUZZ_OUT: fuzz_text, MARBLE_README: new_readme, RUST_OUT: rust_text,
+    return {DOC: new_doc, C_OUT: c_header(operators), CPP_OUT: marble_cpp_text, FUZZ_OUT: fuzz_text, MARBLE_README: new_readme, RUST_OUT: rust_text,
             SWIFT_RUNNER_OUT: swift_text,
-            PY_OUT: python_module(operators), bindings.CPP_HEADER: new_cpp,
+            PY_OUT: python_text, bindings.CPP_HEADER: new_cpp,
             bindings.PY_STANDARD: bindings.python_module(python_methods), bindings_rust.RUST_OUT: rust_methods_text,
             COST_CPP_OUT: cost_cpp_text,
-            COST_SWIFT_OUT: cost_swift(cost_rows(rows, api)), COST_PY_OUT: cost_python(rows, api)}, problems
+            COST_SWIFT_OUT: cost_swift_text, COST_PY_OUT: cost_python(rows, api)}, problems
 
 
 def stale(api):

@@ -331,7 +331,7 @@ def spelled(cell: str, language: str, c_short: str) -> Spelled | None:
     # A call: its fixed arguments (a value: `maxConcurrent: 1`, `1`,
     # `|s| s`) around the shape's (`capacity:overflow:onDrop:`, `capacity`,
     # `capacity=`, `f`, `q`...), which the spelling fills.
-    fixed = [not SHAPE_ARGUMENT.fullmatch(argument) and not re.fullmatch(r"\w+(\[, \w+\])?", argument)
+    fixed = [not SHAPE_ARGUMENT.fullmatch(argument) and not re.fullmatch(r"[a-z_]\w*(\[, \w+\])?", argument)
              for argument in arguments]
     if any(fixed):
         first = fixed.index(False) if False in fixed else len(arguments)
@@ -351,6 +351,7 @@ class Operator:
     marble: list[tuple[str, bool]]  # (marble name, the flag it sets)
     names: dict[str, Spelled | None]  # language -> its name
     position: str = "end"  # of its bounded arguments in C (Shape.kinds)
+    cells: dict[str, str] = field(default_factory=dict)  # the table's cells, by column
 
     def kinds(self) -> tuple[str, ...]:
         return self.shape.kinds(self.position)
@@ -461,8 +462,10 @@ def swift_spell(name: Spelled, listed: list[tuple[str | None, str, str]], source
     """Swift: `source |> name(arguments) { closure }`, the first argument
     labelled as the table's selector says (`first(where:)`; the closure
     when there is no other: `take(until: { ... })`)."""
-    plain = [(label, text) for label, kind, text in listed if kind not in FUNCTIONS]
-    closures = [text for _, kind, text in listed if kind in FUNCTIONS]
+    # A function written as a closure is the trailing closure; one written
+    # as a name (a function of the program) is an argument as the others.
+    plain = [(label, text) for label, kind, text in listed if kind not in FUNCTIONS or not text.startswith("{")]
+    closures = [text for _, kind, text in listed if kind in FUNCTIONS and text.startswith("{")]
     texts = []
     for index, (label, text) in enumerate(plain):
         if index == 0 and name.label and not name.before:

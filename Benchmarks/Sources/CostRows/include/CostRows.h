@@ -10,7 +10,9 @@
  * retries and no delay, a predicate that holds, +1 as a map, 0 as a value
  * or initial value, the running sum as a fold, a second pipe that never
  * emits as the other signal, the same pipe twice for the operators of
- * several signals (two values per put), a one-value signal from a signal
+ * several signals (two values per put; the operators of a signal of
+ * signals, `of signals` in the operator table, get a pipe of signals, each
+ * put the same one-value signal), a one-value signal from a signal
  * function (deferred's: the pipe's signal), a take_until function that
  * passes each value, a side effect that does nothing, COST_SECONDS on a
  * virtual-time queue advanced by COST_ADVANCE after the start and after the
@@ -72,13 +74,6 @@ static inline bool cost_constant_key(const char *row) {
  * (a pipe that never emits would make it drop every value). */
 static inline bool cost_replaying_other(const char *row) {
     return cost_is(row, "with_latest_from");
-}
-
-/* The operators whose input is a signal of signals: each put is the same
- * one-value signal (sk_signal_single of 1). */
-static inline bool cost_signal_valued(const char *row) {
-    return cost_is(row, "switch_to_latest") || cost_is(row, "queue") || cost_is(row, "throttled") ||
-           cost_is(row, "queue_bounded");
 }
 
 /* Values each put delivers to the subscriber, in hundredths, where not 1:
