@@ -126,6 +126,29 @@ def shape_of(function):
     return shape.base if shape.base in STANDARD and not shape.bounded and not shape.flag else None
 
 
+def spelled_names(row, c):
+    """{language: shapes.Spelled or None} of a row, its C function `c`."""
+    short = c[len("sk_signal_"):]
+    return {language: shapes.spelled(row[column], language, short)
+            for language, column in (("C++", "cpp"), ("Python", "python"), ("Rust", "rust"), ("Swift", "swift"))}
+
+
+def described_operators(rows):
+    """{marble name: (shapes.Operator, the flag it sets)} of the C operators
+    as the table's shape column describes them, without api.json (which
+    table_operators checks them against): tools/docs/examples.py's."""
+    found = {}
+    for row in rows:
+        c = [n for n in names(row["c"]) if n.startswith("sk_")]
+        shape = shapes.parse_cell(row["shape"])
+        if len(c) != 1 or shape is None:
+            continue
+        op = shapes.Operator(c[0], shape, shapes.marble_names(row["marble"], shape), spelled_names(row, c[0]),
+                             shapes.position_of(shape), row)
+        found.update({marble: (op, flag) for marble, flag in op.marble})
+    return found
+
+
 def table_operators(rows, api):
     """[shapes.Operator] of every C operator the table names, in its order,
     and the problems found: a shape column that is not what the C
@@ -160,10 +183,11 @@ def table_operators(rows, api):
                             f"{shape.text()}: write that")
             continue
         shape = shapes.Shape(shape.base, shape.bounded, shape.flag, written.conventions)
-        short = c[0][len("sk_signal_"):]
-        spelled = {language: shapes.spelled(row[column], language, short)
-                   for language, column in (("C++", "cpp"), ("Python", "python"), ("Rust", "rust"), ("Swift", "swift"))}
-        found.append(shapes.Operator(c[0], shape, shapes.marble_names(row["marble"], shape), spelled, position, row))
+        if position != shapes.position_of(shape):
+            problems.append(f"{where}: {c[0]}'s bounded arguments are not where tools/api/shapes.py's position_of "
+                            f"says: update it")
+        found.append(shapes.Operator(c[0], shape, shapes.marble_names(row["marble"], shape), spelled_names(row, c[0]),
+                                     position, row))
     return found, problems
 
 

@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Any, Union
 
 # ---------------------------------------------------------------------------
 # Kinds and shapes
@@ -143,11 +144,18 @@ class Shape:
         return kind in self.kinds()
 
 
+def position_of(shape: Shape) -> str:
+    """Where C has a shape's bounded arguments: around the base's function
+    when the base has one (its context then shared), else at the end (the
+    two compositions recognize() accepts)."""
+    return "function" if shape.bounded and "ctx" in BASES[shape.base] else "end"
+
+
 def c_types(shape: Shape, position: str = "end") -> tuple[str, ...]:
     return tuple(t for kind in shape.kinds(position) for t in KINDS[kind])
 
 
-def recognize(function: dict) -> tuple[Shape, str] | None:
+def recognize(function: dict[str, Any]) -> tuple[Shape, str] | None:
     """(shape, position of its bounded arguments) of a C function of
     api.json, or None: every base, bounded or not, with or without a flag,
     tried against its parameters after `out`."""
@@ -334,9 +342,9 @@ def spelled(cell: str, language: str, c_short: str) -> Spelled | None:
     fixed = [not SHAPE_ARGUMENT.fullmatch(argument) and not re.fullmatch(r"[a-z_]\w*(\[, \w+\])?", argument)
              for argument in arguments]
     if any(fixed):
-        first = fixed.index(False) if False in fixed else len(arguments)
-        last = len(arguments) - fixed[::-1].index(False) if False in fixed else first
-        result.before, result.after = arguments[:first], arguments[last:]
+        start = fixed.index(False) if False in fixed else len(arguments)
+        end = len(arguments) - fixed[::-1].index(False) if False in fixed else start
+        result.before, result.after = arguments[:start], arguments[end:]
     if language == "Swift" and not any(fixed) and arguments:
         first = arguments[0].split(":")[0]
         result.label = None if first in ("_", "") or ":" not in arguments[0] else first
@@ -376,7 +384,8 @@ def marble_names(cell: str, shape: Shape) -> list[tuple[str, bool]]:
 # (label or keyword, kind). A kind in `arguments` missing (the optional
 # ones: delay and delay_queue, maybe_queue) is left out. The functions are
 # the last (Swift: its trailing closure).
-CPP = {
+Slot = Union[str, tuple[str, str]]
+CPP: dict[str, list[Slot]] = {
     "unary": [], "count": ["count"], "predicate": ["predicate"], "map": ["map"], "value": ["value"],
     "signal": ["other"], "reduce": ["initial", "fold"], "signals": ["signals"], "time": ["seconds", "queue"],
     "on": ["queue"], "tap": ["look"], "work": ["work"], "inner": ["inner"], "concurrent": ["concurrency", "inner"],
@@ -384,10 +393,10 @@ CPP = {
     "retries": ["retries", "delay", "delay_queue"], "deadline": ["seconds", "queue", "other"],
     "signals_queue": ["signals", "maybe_queue"],
 }
-RUST = dict(CPP)
-PYTHON = dict(CPP, reduce=["fold", "initial"], concurrent=["inner", ("max_concurrent", "concurrency")],
+RUST: dict[str, list[Slot]] = dict(CPP)
+PYTHON: dict[str, list[Slot]] = dict(CPP, reduce=["fold", "initial"], concurrent=["inner", ("max_concurrent", "concurrency")],
               deadline=["seconds", "other", "queue"], signals_queue=["signals", ("queue", "maybe_queue")])
-SWIFT = dict(CPP, time=["seconds", ("queue", "queue")], backoff=["seconds", ("maxDelay", "most"), ("onQueue", "queue")],
+SWIFT: dict[str, list[Slot]] = dict(CPP, time=["seconds", ("queue", "queue")], backoff=["seconds", ("maxDelay", "most"), ("onQueue", "queue")],
              retries=["retries", ("delay", "delay"), ("queue", "delay_queue")],
              deadline=["seconds", ("queue", "queue"), ("alternate", "other")],
              signals_queue=[("queue", "maybe_queue"), "signals"])
@@ -403,19 +412,21 @@ def language_arguments(language: str, operator: Operator, arguments: dict[str, s
     Python's keywords last), the flag last (Rust: first; Swift: before its
     closure)."""
     table = {"C++": CPP, "Python": PYTHON, "Rust": RUST, "Swift": SWIFT}[language]
-    slots = [slot if isinstance(slot, tuple) else (None, slot) for slot in table[operator.shape.base]]
+    slots: list[tuple[str | None, str]] = [slot if isinstance(slot, tuple) else (None, slot)
+                                           for slot in table[operator.shape.base]]
     if operator.shape.bounded:
         keyed = language in ("Python", "Swift")
-        bounded = [("capacity" if keyed else None, "capacity"), ("overflow" if keyed else None, "overflow")]
+        bounded: list[tuple[str | None, str]] = [("capacity" if keyed else None, "capacity"),
+                                                 ("overflow" if keyed else None, "overflow")]
         at = next((i for i, (_, kind) in enumerate(slots) if kind in FUNCTIONS), len(slots))
         slots[at:at] = [] if language == "Python" else bounded
         slots += bounded if language == "Python" else []
     if operator.shape.flag:
-        flag = (operator.shape.flag if language in ("Python", "Swift") else None, "flag")
+        flag: tuple[str | None, str] = (operator.shape.flag if language in ("Python", "Swift") else None, "flag")
         slots = [flag] + slots if language == "Rust" else slots + [flag]
     if language == "Swift":  # the function last: the trailing closure
         slots = [slot for slot in slots if slot[1] not in FUNCTIONS] + [slot for slot in slots if slot[1] in FUNCTIONS]
-    found = []
+    found: list[tuple[str | None, str, str]] = []
     for label, kind in slots:
         if language == "Rust" and kind == "delay":
             found.append((None, kind, f"Some(({arguments['delay']}, {arguments['delay_queue']}))"
@@ -451,7 +462,8 @@ def spell(language: str, operator: Operator, arguments: dict[str, str], style: s
     source = arguments.get("source", "")
     if language == "C++":
         if static:
-            return f"sk::signal::{call}"
+            # The free functions (sk::zip, sk::merge...) have no bounded form.
+            return f"sk::signal::{call}" if shape.bounded or style == "member" else f"sk::{call}"
         return f"{source} | sk::{call}" if style == "pipe" else f"{source}.{call}"
     if language == "Python":
         return f"sk.Signal.{call}" if static else f"{source}.{call}"
