@@ -149,6 +149,20 @@ def described_operators(rows):
     return found
 
 
+def binding_shape_of(function):
+    """The shape a binding is generated for (bindings.py, bindings_rust.py):
+    a standard one, or one of them with the bounded modifier after it
+    (bindings.BOUNDED: "on+bounded"); else None."""
+    found = shapes.recognize(function)
+    if found is None or found[0].flag:
+        return None
+    shape, position = found
+    if not shape.bounded:
+        return shape.base if shape.base in STANDARD else None
+    name = f"{shape.base}+bounded"
+    return name if name in bindings.BOUNDED and position == "end" else None
+
+
 def table_operators(rows, api):
     """[shapes.Operator] of every C operator the table names, in its order,
     and the problems found: a shape column that is not what the C
@@ -830,7 +844,7 @@ def outputs(api):
         before, rest = doc.split(DOC_BEGIN, 1)
         _, after = rest.split(DOC_END, 1)
         new_doc = before + DOC_BEGIN + "\n" + doc_block(header, rows) + "\n" + DOC_END + after
-    cpp_members, python_methods, rust_methods, binding_problems = bindings.generated(rows, api, shape_of)
+    cpp_members, python_methods, rust_methods, binding_problems = bindings.generated(rows, api, binding_shape_of)
     problems += binding_problems
     rust_methods_text, rust_method_problems = bindings_rust.module(rust_methods)
     problems += rust_method_problems
