@@ -1688,8 +1688,9 @@ public:
         return op(&sk_signal_retry_count, count, delay.count, q.get());
     }
 
-    /* ---- operators of a standard shape: generated from tools/api/operators.md
-     * (make api-update; tools/api/bindings.py) ---- */
+    /* ---- operators of a standard shape, or of one with the bounded
+     * modifier: generated from tools/api/operators.md (make api-update;
+     * tools/api/bindings.py) ---- */
     // BEGIN operators (generated)
     /* Drops a value equal (sk_value_equal()) to the one delivered before it
      * (sk_signal_distinct_until_changed). */

@@ -1129,7 +1129,7 @@ static void run_ffi_instructions(void) {
 #else
 /* OP (issue 41): the cost table. One operator between a pipe and a plain
  * observer, the shape a user writes, for every operator of the C API: every
- * one of a standard shape from the operator list (Tests/common/operator_list.h,
+ * one from the operator list (Tests/common/operator_list.h,
  * which `make api-update` writes from the operator table and the C
  * declarations, so that a new operator gets its row with no hand work),
  * built through its shape; two rows more (COST_BY_HAND) built here. `puts`

@@ -13,35 +13,34 @@ naming the file, when the tree's copy differs.
       names {name, operator, flag, the kinds its `op` line gives} (the C
       marble runner, the shapes' C test, test_limits.c's abandonment sweep,
       bench_capi's cost rows, the abandonment soak);
-  Tests/cpp/marble_operators.hpp
-      the C++ marble runner's: {marble name, a call of the signal class's
-      member (a free function for the shape signals)};
-  Sources/python/tests/marble_operators.py
-      the Python marble runner's: {marble name: (shape, method name)};
+  Tests/cpp/marble_operators.hpp, Sources/python/tests/marble_operators.py,
+  Sources/rust/tests/generated/marble_operators.rs,
+  Tests/SwiftSignalKitTestingTests/MarbleTableOperators.generated.swift
+      the C++, Python, Rust and Swift marble runners': for every marble name
+      of a C operator, a call of the binding's operator (the table's column
+      of the language) spelled from its shape (tools/api/shapes.py, spell)
+      with the runner's readers of the `op` line's words (shapes.py,
+      marble_layout, says which word is which); Swift's zip and
+      combineLatest are its marble-swift-hand lines;
   Benchmarks/c/cost_operators.hpp, Benchmarks/Sources/OperatorCost/Operators.generated.swift
       the cost table's rows (issue 41) of the C++ header and of the Swift API:
-      every C operator of a standard shape, built through its shape with its
-      C++ (Swift) name, as bench_capi.c builds it from operator_list.h; the
-      arguments are Benchmarks/Sources/CostRows/include/CostRows.h's;
+      every C operator, its call spelled from its shape with the program's
+      arguments (Benchmarks/Sources/CostRows/include/CostRows.h's choices), as
+      bench_capi.c builds it from operator_list.h (COST_SWIFT_BY_HAND: the
+      Swift rows written by hand, with why);
   Sources/python/bench/cost_operators.py
       the Python rows of the cost table (`make bench-python`): every C
       operator of a standard shape with a Python name, its shape, and RxPY's
       name for it (the table's RxJS / RxPY column) where RxPY has one.
   include/signalkit.hpp (class signal's generated operators) and
   Sources/python/pysignalkit/_standard_operators.py
-      the C++ members and Python methods of the standard shapes
-      (tools/api/bindings.py says which and how);
+      the C++ members and Python methods of the standard shapes, and of
+      those with the bounded modifier (tools/api/bindings.py says which and
+      how);
   Sources/rust/src/operators/standard.rs
-      the Rust methods of the standard shapes (tools/api/bindings_rust.py);
-  Sources/rust/tests/generated/marble_operators.rs
-      the Rust marble runner's: a macro of {marble name: a call of the
-      crate's method (the table's Rust column)};
-  Tests/SwiftSignalKitTestingTests/MarbleTableOperators.generated.swift
-      the Swift marble runner's: MarbleOperators.standard, a switch of
-      {marble name: a call of the Swift operator (the table's Swift column,
-      with its first argument's label)};
-  Tests/marbles/README.md, between "<!-- BEGIN operators of a standard
-  shape (generated) -->" and its END
+      the Rust methods of the same (tools/api/bindings_rust.py);
+  Tests/marbles/README.md, between "<!-- BEGIN operators of the operator
+  table (generated) -->" and its END
       the marble vocabulary of the runners' generated operators;
   Tests/fuzz/fuzz_operators.h
       the API fuzzer's operators (those of operator_list.h but its fuzz-hand
@@ -49,12 +48,11 @@ naming the file, when the tree's copy differs.
       the file), so that adding an operator changes no committed input's
       meaning.
 
-A marble name goes into the runners' lists when its row names one C
-function with one of the standard shapes (SHAPES: read from the function's
-parameters in api.json; C_ONLY_SHAPES, now empty, would be only in operator_list.h) and the name
-is the row's only one and not marked `*`; the runners build the others by
-hand. Every operator an `op` line of
-Tests/marbles/*.marbles uses must be a marble name of the table.
+Every C operator the table names has a shape, which its shape column
+writes and table_operators checks against the declaration. Every operator
+an `op` line of Tests/marbles/*.marbles uses must be a marble name of the
+table; the runners build by hand the one whose row has no C function
+(concatMap).
 
 Usage: operators.py API.json            (from the repository's root: writes them)
        operators.py API.json --check    (says which differ; exit status 1 if any)
@@ -549,7 +547,7 @@ def cost_python(rows, api):
             lines.append(f'    ("{name}", "{shape}", "{method}", {repr(rx)}),')
     lines.append("]")
     return "\n".join(lines) + "\n"
-# The API fuzzer's operators of a standard shape (Tests/fuzz/fuzz_operators.h).
+# The API fuzzer's operators (Tests/fuzz/fuzz_operators.h).
 FUZZ_OUT = "Tests/fuzz/fuzz_operators.h"
 FUZZ_HARNESS = "Tests/fuzz/fuzz_api.c"
 # A new operator's slot: after every slot in use, and never below this (the
@@ -652,8 +650,7 @@ def fuzz_header(operators, api):
 
 
 # The Rust runner's operators (Sources/rust/tests/marbles.rs includes it):
-# a macro expanded in its `apply`, given the names of that function's
-# argument readers.
+# a macro expanded in its `apply`, given its Line of the `op` line's words.
 RUST_OUT = "Sources/rust/tests/generated/marble_operators.rs"
 # The Rust runner's readers of a line's words, by kind (marbles.rs's Line;
 # the closures are written here, where each operator's bound infers their
@@ -699,15 +696,12 @@ def rust_runner(operators):
 
 
 # The Swift runner's operators (Tests/SwiftSignalKitTestingTests): a
-# function of MarbleOperators that gives the signal of a marble name of a
-# standard shape, else nil; MarbleTableOperators.swift's `apply` calls it
-# first and builds the others by hand. Each is the row's Swift name (a label
-# of its first argument as the table spells it: `first(where:)`,
-# `reduceLeft(value:)`) applied with the case's arguments in the shape's
-# order; MarbleOperators.marble turns the values it gives (an optional, a
-# pair, an array, none) into the table's. A row whose Swift call is not its
-# shape's keeps a case written by hand: a `marble-swift-hand` line of
-# tools/api/exceptions.txt, with why.
+# function of MarbleOperators, `listed`, that gives the signal of a marble
+# name, else nil; MarbleTableOperators.swift's `apply` calls it first and
+# builds the others by hand. MarbleOperators.marble turns the values it
+# gives (an optional, a pair, an array, none) into the table's. A row whose
+# Swift call is not its shape's keeps a case written by hand: a
+# `marble-swift-hand` line of tools/api/exceptions.txt, with why.
 SWIFT_RUNNER_OUT = "Tests/SwiftSignalKitTestingTests/MarbleTableOperators.generated.swift"
 # The Swift runner's reading of each kind from the line's word {I} (0 the
 # first after the name): the statements that read it, and the argument.

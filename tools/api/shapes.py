@@ -15,9 +15,9 @@ a base shape (BASES: `unary`, `count`, ..., and the few of their own such as
   `deliver_on_bounded` is `on + bounded`); for a base with a function of its
   own, `concurrent` (merge_map), C has them around it: the capacity and the
   policy before the function, the drop callback after it, both functions
-  sharing one context (`sk_signal_merge_map_bounded`; Tests/abi/README.md
-  says why it stays so until the next ABI break). Every binding puts them
-  before the function.
+  sharing one context (`sk_signal_merge_map_bounded`, position_of;
+  docs/maintainers/releasing.md, "Kept for the next ABI break", says why it
+  stays so until then). Every binding puts them before the function.
 - a flag, a `bool` named after its C parameter (`predicate + inclusive`:
   take_while), last in C.
 

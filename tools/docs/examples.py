@@ -12,9 +12,9 @@ becomes a program
 in each language: its inputs made as cold (or hot) test signals on the
 virtual-time test scheduler of that language (the marble diagrams of the
 page's picture, each digit the integer it shows), the operator applied with
-the vocabulary's function written as a lambda or closure (an operator of a
-standard shape spelled from its row of the operator table and its shape, as
-the marble runners do; the others from this file's tables), a subscriber that
+the vocabulary's function written as a lambda or closure (the call spelled
+from its row of the operator table and its shape, as the marble runners'
+are; the few no shape spells from this file's tables), a subscriber that
 prints each event with its frame (`3: 20`, `4: completed`, `3: error`), a
 second subscriber for an `also` line (`late` on its lines), subscribed when
 the clock reaches its frame, and the clock run to the end. What it must
@@ -895,10 +895,10 @@ def examples(folder: str = MARBLES) -> dict[str, tuple[Case | None, dict[str, tu
                 programs[lang] = (RENDER[lang](case), expected(case, lang))
             except KeyError as missing:
                 raise SystemExit(f"tools/docs/examples.py: no {lang} spelling of the marble operator `{op}` "
-                                 f"({case.where}; {missing}): an operator of a standard shape gets its calls from "
-                                 "its row of tools/api/operators.md (make api-update lists it in "
-                                 f"Tests/common/operator_list.h); add another's call to {RENDER[lang].__name__}'s "
-                                 "table (docs/maintainers/adding-an-operator.md)") from None
+                                 f"({case.where}; {missing}): an operator of the C API gets its calls from its row "
+                                 "of tools/api/operators.md and its shape (tools/api/shapes.py); add another's "
+                                 f"call to {RENDER[lang].__name__}'s table (docs/maintainers/adding-an-operator.md)"
+                                 ) from None
         found[op] = (case, programs)
     return found
 
