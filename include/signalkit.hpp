@@ -1595,23 +1595,6 @@ public:
                                                    detail::make_box(std::forward<F>(on_drop)), &B::release));
         return adopt(s);
     }
-    /* The values one at a time, at most `capacity` waiting while one is
-     * delivered, `policy` deciding about the next
-     * (sk_signal_on_backpressure_buffer). */
-    signal on_backpressure_buffer(std::size_t capacity, overflow policy) const {
-        sk_signal *s = nullptr;
-        detail::check(sk_signal_on_backpressure_buffer(&s, p_, capacity, static_cast<sk_overflow>(policy), nullptr, nullptr, nullptr));
-        return adopt(s);
-    }
-    /* The same, each dropped value passed to `on_drop(value, dropped)` as
-     * deliver_on's. */
-    template <class F> signal on_backpressure_buffer(std::size_t capacity, overflow policy, F &&on_drop) const {
-        using B = detail::box<std::decay_t<F>>;
-        sk_signal *s = nullptr;
-        detail::check(sk_signal_on_backpressure_buffer(&s, p_, capacity, static_cast<sk_overflow>(policy), &on_drop_trampoline<B, F>,
-                                                       detail::make_box(std::forward<F>(on_drop)), &B::release));
-        return adopt(s);
-    }
     /* `f(value)` returns a take_action (take_pass, take_complete, both OR-ed,
      * or take_drop) or an int of those bits; not a bool. */
     template <class F> signal take_until(F &&f) const {
@@ -1705,8 +1688,9 @@ public:
         return op(&sk_signal_retry_count, count, delay.count, q.get());
     }
 
-    /* ---- operators of a standard shape: generated from tools/api/operators.md
-     * (make api-update; tools/api/bindings.py) ---- */
+    /* ---- operators of a standard shape, or of one with the bounded
+     * modifier: generated from tools/api/operators.md (make api-update;
+     * tools/api/bindings.py) ---- */
     // BEGIN operators (generated)
     /* Drops a value equal (sk_value_equal()) to the one delivered before it
      * (sk_signal_distinct_until_changed). */
@@ -1842,6 +1826,22 @@ public:
     }
     /* Every event delivered on `q` (sk_signal_deliver_on). */
     signal deliver_on(const queue &q) const { return op(&sk_signal_deliver_on, q.get()); }
+    /* The values one at a time, at most `capacity` waiting while one is delivered, `policy`
+     * deciding about the next (sk_signal_on_backpressure_buffer). */
+    signal on_backpressure_buffer(std::size_t capacity, overflow policy) const {
+        sk_signal *s = nullptr;
+        detail::check(sk_signal_on_backpressure_buffer(&s, p_, capacity, static_cast<sk_overflow>(policy), nullptr, nullptr, nullptr));
+        return adopt(s);
+    }
+    /* The same, each dropped value passed to `on_drop(value, dropped)`, `dropped` the count of
+     * drops so far, on the thread that dropped it. */
+    template <class F> signal on_backpressure_buffer(std::size_t capacity, overflow policy, F &&on_drop) const {
+        using B = detail::box<std::decay_t<F>>;
+        sk_signal *s = nullptr;
+        detail::check(sk_signal_on_backpressure_buffer(&s, p_, capacity, static_cast<sk_overflow>(policy), &on_drop_trampoline<B, F>,
+                      detail::make_box(std::forward<F>(on_drop)), &B::release));
+        return adopt(s);
+    }
     /* Starts `signal` (runs its generator) on `q` (sk_signal_run_on). */
     signal run_on(const queue &q) const { return op(&sk_signal_run_on, q.get()); }
     /* Starts `signal` `seconds` after the start (sk_signal_delay). Timed on `q`. */
@@ -2341,7 +2341,6 @@ SIGNALKIT_DETAIL_PIPEABLE(map)
 SIGNALKIT_DETAIL_PIPEABLE(filter)
 SIGNALKIT_DETAIL_PIPEABLE(map_to_signal)
 SIGNALKIT_DETAIL_PIPEABLE(deliver_on)
-SIGNALKIT_DETAIL_PIPEABLE(on_backpressure_buffer)
 SIGNALKIT_DETAIL_PIPEABLE(take_until)
 SIGNALKIT_DETAIL_PIPEABLE(catch_error)
 SIGNALKIT_DETAIL_PIPEABLE(retry)
@@ -2381,6 +2380,7 @@ SIGNALKIT_DETAIL_PIPEABLE(before_started)
 SIGNALKIT_DETAIL_PIPEABLE(before_completed)
 SIGNALKIT_DETAIL_PIPEABLE(after_completed)
 SIGNALKIT_DETAIL_PIPEABLE(after_disposed)
+SIGNALKIT_DETAIL_PIPEABLE(on_backpressure_buffer)
 SIGNALKIT_DETAIL_PIPEABLE(run_on)
 SIGNALKIT_DETAIL_PIPEABLE(delay)
 SIGNALKIT_DETAIL_PIPEABLE(debounce)

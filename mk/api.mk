@@ -25,12 +25,12 @@ api: $(API_JSON) ## api.json, the C API for machines (.build-c/api.json; format:
 # table (tools/api/operators.md, by tools/api/operators.py, first: the
 # pipeables follow class signal's members) docs/operators.md's table of
 # operators, the marble runners' operators, the C++ members, Python
-# methods and Rust methods of the standard shapes; and, made by
+# methods and Rust methods of the standard shapes and of the bounded ones; and, made by
 # tools/generate-combine.py, the Swift core's combineLatest and zip overloads
 # for 3 to 26 signals; and, made by tools/docs/examples.py from the marble
 # table, the operator pages' Swift examples (examples/swift/Sources/OperatorExamples).
 # test-api fails when they are out of date.
-api-update: $(API_JSON) ## writes what is generated: Sources/python/pysignalkit/_prototypes.py, signalkit.hpp's pipeables (from the headers), docs/operators.md's table, the marble runners' operators (C, C++, Python, Rust, Swift), the C++ members, Python methods and Rust methods of the standard shapes and the fuzzer's operators (from the operator table, tools/api/operators.md), the Swift core's combineLatest and zip overloads, Sources/rust/rsignalkit-sys/src/lib.rs, the operator pages' Swift examples (examples/swift/Sources/OperatorExamples, tools/docs/examples.py)
+api-update: $(API_JSON) ## writes what is generated: Sources/python/pysignalkit/_prototypes.py, signalkit.hpp's pipeables (from the headers), docs/operators.md's table, the marble runners' operators (C, C++, Python, Rust, Swift), the C++ members, Python methods and Rust methods of the standard and bounded shapes, the cost rows and the fuzzer's operators (from the operator table, tools/api/operators.md), the Swift core's combineLatest and zip overloads, Sources/rust/rsignalkit-sys/src/lib.rs, the operator pages' Swift examples (examples/swift/Sources/OperatorExamples, tools/docs/examples.py)
 	$(PYTHON) tools/api/operators.py $(API_JSON)
 	$(PYTHON) tools/api/generate.py $(API_JSON)
 	$(PYTHON) tools/generate-combine.py

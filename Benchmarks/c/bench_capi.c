@@ -1129,11 +1129,12 @@ static void run_ffi_instructions(void) {
 #else
 /* OP (issue 41): the cost table. One operator between a pipe and a plain
  * observer, the shape a user writes, for every operator of the C API: every
- * one of a standard shape from the operator list (Tests/common/operator_list.h,
- * which `make api-update` writes from the operator table, so that a new
- * operator gets its row with no hand work), built through its shape; the
- * others (COST_BY_HAND) built here. `puts` puts of 0..<puts (the
- * signal-valued operators put a one-value signal each time); the time and
+ * one from the operator list (Tests/common/operator_list.h,
+ * which `make api-update` writes from the operator table and the C
+ * declarations, so that a new operator gets its row with no hand work),
+ * built through its shape; two rows more (COST_BY_HAND) built here. `puts`
+ * puts of 0..<puts (the operators of a signal of signals put a one-value
+ * signal each time); the time and
  * queue operators run on a virtual-time queue, advanced after the start and
  * after the puts, so that a row counts the deliveries the operator makes.
  * run.py takes each row's instructions per put under callgrind (the
@@ -1201,15 +1202,12 @@ static void work(void *ctx) {
     (void)ctx;
 }
 
-static sk_signal *never_called(void *ctx, const sk_value *value) {
-    (void)ctx;
-    (void)value;
-    fprintf(stderr, "bench_capi: catch's function called: the pipe failed\n");
-    exit(1);
-}
-
 static sk_signal *deferred_source(void *ctx) {
     return sk_signal_retain(ctx);
+}
+
+static void release_signal(void *ctx) {
+    sk_signal_release(ctx);
 }
 
 static void dropped(void *ctx, const sk_value *value, uint64_t count) {
@@ -1220,13 +1218,9 @@ static void dropped(void *ctx, const sk_value *value, uint64_t count) {
     exit(1);
 }
 
-/* The rows of the operators of no standard shape, and the extra rows (the
- * bare pipe: the base every row includes; buffer_count of 100). */
-static const char *const COST_BY_HAND[] = {
-    "bare", "buffer_count_100", "combine_latest", "take_while", "take_until", "map_to_signal", "merge_map",
-    "catch", "retry", "retry_count", "timeout", "deferred", "on_backpressure_buffer", "deliver_on_bounded",
-    "zip_bounded", "merge_map_bounded", "queue_bounded", "buffer_time_bounded",
-};
+/* The rows that are no operator of the list: the bare pipe (the base every
+ * row includes) and buffer_count of 100. */
+static const char *const COST_BY_HAND[] = {"bare", "buffer_count_100"};
 enum { COST_BY_HAND_COUNT = sizeof COST_BY_HAND / sizeof COST_BY_HAND[0] };
 
 /* The resources of one row's run. */
@@ -1252,71 +1246,41 @@ static sk_queue *cost_queue(cost_run *run) {
     return run->queue;
 }
 
-/* An operator of the list through its shape. */
-static void cost_build_shape(const sk_test_operator *op, const char *row, sk_signal *source, cost_run *run,
-                             sk_signal **out) {
+/* An operator of the list through its shape, with CostRows.h's arguments
+ * for each kind it takes: no drop callback fires (each exits), deferred's
+ * function returns the pipe's signal (its context), combine_latest has no
+ * queue and retry_count no delay. */
+static void cost_build(const sk_test_operator *op, const char *row, sk_signal *source, cost_run *run,
+                       sk_signal **out) {
     sk_signal *both[2] = {source, source};
     sk_value zero;
     sk_value_set_int64(&zero, 0);
-    switch (op->shape) {
-    case SHAPE_UNARY: CHECK(op->fn.unary(out, source)); break;
-    case SHAPE_COUNT: CHECK(op->fn.count(out, source, (size_t)cost_count(row))); break;
-    case SHAPE_PREDICATE: CHECK(op->fn.predicate(out, source, cost_predicate_holds(row) ? holds : fails, NULL, NULL)); break;
-    case SHAPE_MAP: CHECK(op->fn.map(out, source, cost_constant_key(row) ? constant_key : plus_one, NULL, NULL)); break;
-    case SHAPE_VALUE: CHECK(op->fn.value(out, source, &zero)); break;
-    case SHAPE_SIGNAL: CHECK(op->fn.signal(out, source, cost_other(run, cost_replaying_other(row)))); break;
-    case SHAPE_REDUCE: CHECK(op->fn.reduce(out, source, &zero, add_values, NULL, NULL)); break;
-    case SHAPE_SIGNALS: CHECK(op->fn.signals(out, both, 2)); break;
-    case SHAPE_TIME: CHECK(op->fn.time(out, source, COST_SECONDS, cost_queue(run))); break;
-    case SHAPE_ON: CHECK(op->fn.on(out, source, cost_queue(run))); break;
-    case SHAPE_TAP: CHECK(op->fn.tap(out, source, look, NULL, NULL)); break;
-    case SHAPE_WORK: CHECK(op->fn.work(out, source, work, NULL, NULL)); break;
+    sk_test_args a = {
+        .source = source, .count = (size_t)cost_count(row), .concurrency = COST_CONCURRENCY,
+        .retries = COST_RETRIES, .predicate = cost_predicate_holds(row) ? holds : fails,
+        .map = cost_constant_key(row) ? constant_key : plus_one, .value = &zero, .initial = &zero,
+        .fold = add_values, .signals = both, .signal_count = 2, .seconds = cost_seconds(row), .most = COST_MOST,
+        .look = look, .work = work, .inner = single_of, .action = take_pass, .make = deferred_source,
+        .flag = false, .capacity = COST_CAPACITY, .overflow = SK_OVERFLOW_DROP_NEWEST, .on_drop = dropped,
+    };
+    if (sk_test_takes(op, SK_ARG_OTHER)) {
+        a.other = cost_other(run, cost_replaying_other(row));
     }
+    if (sk_test_takes(op, SK_ARG_QUEUE)) {
+        a.queue = cost_queue(run);
+    }
+    if (sk_test_takes(op, SK_ARG_MAKE)) {
+        a.ctx = sk_signal_retain(source);
+        a.release = release_signal;
+    }
+    CHECK(op->call(out, &a));
 }
 
-static void cost_build_by_hand(const char *row, sk_signal *source, cost_run *run, sk_signal **out) {
-    sk_signal *both[2] = {source, source};
+static void cost_build_by_hand(const char *row, sk_signal *source, sk_signal **out) {
     if (strcmp(row, "bare") == 0) {
         *out = sk_signal_retain(source);
     } else if (strcmp(row, "buffer_count_100") == 0) {
         CHECK(sk_signal_buffer_count(out, source, 100));
-    } else if (strcmp(row, "combine_latest") == 0) {
-        CHECK(sk_signal_combine_latest(out, both, 2, NULL));
-    } else if (strcmp(row, "take_while") == 0) {
-        CHECK(sk_signal_take_while(out, source, holds, NULL, NULL, false));
-    } else if (strcmp(row, "take_until") == 0) {
-        CHECK(sk_signal_take_until(out, source, take_pass, NULL, NULL));
-    } else if (strcmp(row, "map_to_signal") == 0) {
-        CHECK(sk_signal_map_to_signal(out, source, single_of, NULL, NULL));
-    } else if (strcmp(row, "merge_map") == 0) {
-        CHECK(sk_signal_merge_map(out, source, 2, single_of, NULL, NULL));
-    } else if (strcmp(row, "catch") == 0) {
-        CHECK(sk_signal_catch(out, source, never_called, NULL, NULL));
-    } else if (strcmp(row, "retry") == 0) {
-        CHECK(sk_signal_retry(out, source, COST_SECONDS, 1, cost_queue(run)));
-    } else if (strcmp(row, "retry_count") == 0) {
-        CHECK(sk_signal_retry_count(out, source, 3, 0, NULL));
-    } else if (strcmp(row, "timeout") == 0) {
-        CHECK(sk_signal_timeout(out, source, 3600, cost_queue(run), cost_other(run, false)));
-    } else if (strcmp(row, "deferred") == 0) {
-        CHECK(sk_signal_deferred(out, deferred_source, sk_signal_retain(source), (sk_release_fn)sk_signal_release));
-    } else if (strcmp(row, "on_backpressure_buffer") == 0) {
-        /* One thread: nothing waits, the buffer's gate alone (issue 44). */
-        CHECK(sk_signal_on_backpressure_buffer(out, source, 1000, SK_OVERFLOW_ERROR, NULL, NULL, NULL));
-    } else if (strcmp(row, "deliver_on_bounded") == 0) {
-        CHECK(sk_signal_deliver_on_bounded(out, source, cost_queue(run), (size_t)1 << 20, SK_OVERFLOW_DROP_NEWEST, dropped,
-                                           NULL, NULL));
-    } else if (strcmp(row, "zip_bounded") == 0) {
-        /* The bounded places (issue 44) with room to spare: nothing is dropped. */
-        CHECK(sk_signal_zip_bounded(out, both, 2, (size_t)1 << 20, SK_OVERFLOW_DROP_NEWEST, dropped, NULL, NULL));
-    } else if (strcmp(row, "merge_map_bounded") == 0) {
-        CHECK(sk_signal_merge_map_bounded(out, source, 2, (size_t)1 << 20, SK_OVERFLOW_DROP_NEWEST, single_of, dropped,
-                                          NULL, NULL));
-    } else if (strcmp(row, "queue_bounded") == 0) {
-        CHECK(sk_signal_queue_bounded(out, source, (size_t)1 << 20, SK_OVERFLOW_DROP_NEWEST, dropped, NULL, NULL));
-    } else if (strcmp(row, "buffer_time_bounded") == 0) {
-        CHECK(sk_signal_buffer_time_bounded(out, source, COST_SECONDS, cost_queue(run), (size_t)1 << 20,
-                                            SK_OVERFLOW_DROP_NEWEST, dropped, NULL, NULL));
     } else {
         fprintf(stderr, "bench_capi: no row %s\n", row);
         exit(1);
@@ -1333,13 +1297,13 @@ static cost_sink cost_row(const sk_test_operator *op, const char *row, int64_t p
     cost_run run = {NULL, NULL, NULL};
     cost_sink sink = {0};
     int64_t i;
-    bool signals = cost_signal_valued(row);
+    bool signals = op != NULL && (op->conventions & SK_TEST_OF_SIGNALS);
     CHECK(sk_pipe_create(&pipe, false));
     CHECK(sk_pipe_signal(&source, pipe));
     if (op != NULL) {
-        cost_build_shape(op, row, source, &run, &made);
+        cost_build(op, row, source, &run, &made);
     } else {
-        cost_build_by_hand(row, source, &run, &made);
+        cost_build_by_hand(row, source, &made);
     }
     if (signals) {
         sk_value one;

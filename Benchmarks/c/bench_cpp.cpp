@@ -213,9 +213,9 @@ static void run_checks() {
  * operator between a pipe and a plain subscriber, a lambda taking a
  * value_view; CostRows.h's arguments; 2,000 and 4,000 puts counted under
  * callgrind as "op:ROW n" and "op:ROW 2n"; allocations and deliveries per
- * put printed). The rows of a standard shape come from cost_operators.hpp,
- * which tools/api/operators.py writes from the operator table; the others
- * are below. */
+ * put printed). Every operator's row comes from cost_operators.hpp, which
+ * tools/api/operators.py writes from the operator table and the shapes; the
+ * two rows that are no operator are below. */
 struct cost_args {
     const char *row;
     sk::signal s;
@@ -245,6 +245,18 @@ struct cost_args {
     void (*work() const)() {
         return [] {};
     }
+    /* The signal function's: a one-value signal (catch's: never called). */
+    sk::signal (*inner() const)(int64_t) {
+        return [](int64_t x) { return sk::signal::single(sk::value(x)); };
+    }
+    sk::take_action (*action() const)(int64_t) {
+        return [](int64_t) { return sk::take_pass; };
+    }
+    /* deferred's: the pipe's signal at each start. */
+    auto make() const {
+        sk::signal source = s;
+        return [source] { return source; };
+    }
     sk::signal other() const {
         other_pipe = sk::pipe::create(cost_replaying_other(row));
         if (cost_replaying_other(row)) {
@@ -263,43 +275,17 @@ struct cost_args {
 
 struct cost_operator {
     const char *row;
+    bool signals; /* its input is a signal of signals: each put is one */
     sk::signal (*build)(const cost_args &);
 };
 
 #include "cost_operators.hpp"
 
-static sk::signal single_of(int64_t x) {
-    return sk::signal::single(sk::value(x));
-}
-
+/* The rows that are no operator: the bare pipe (the base every row
+ * includes) and buffer_count of 100. */
 static const cost_operator cost_by_hand[] = {
-    {"bare", [](const cost_args &a) { return a.s; }},
-    {"buffer_count_100", [](const cost_args &a) { return a.s.buffer_count(100); }},
-    {"combine_latest", [](const cost_args &a) { return sk::combine_latest({a.s, a.s}); }},
-    {"take_while", [](const cost_args &a) { return a.s.take_while(a.predicate()); }},
-    {"take_until", [](const cost_args &a) { return a.s.take_until([](int64_t) { return sk::take_pass; }); }},
-    {"map_to_signal", [](const cost_args &a) { return a.s.map_to_signal(single_of); }},
-    {"merge_map", [](const cost_args &a) { return a.s.merge_map(2, single_of); }},
-    {"catch", [](const cost_args &a) { return a.s.catch_error([](sk::value_view) { return single_of(0); }); }},
-    {"retry", [](const cost_args &a) { return a.s.retry(COST_SECONDS, 1.0, a.queue()); }},
-    {"retry_count", [](const cost_args &a) { return a.s.retry_count(3); }},
-    {"timeout", [](const cost_args &a) { return a.s.timeout(3600.0, a.queue(), a.other()); }},
-    {"deferred", [](const cost_args &a) {
-         sk::signal source = a.s;
-         return sk::signal::deferred([source] { return source; });
-     }},
-    {"on_backpressure_buffer", [](const cost_args &a) { return a.s.on_backpressure_buffer(1000, sk::overflow::error); }},
-    {"deliver_on_bounded",
-     [](const cost_args &a) { return a.s.deliver_on(a.queue(), std::size_t(1) << 20, sk::overflow::drop_newest); }},
-    {"zip_bounded",
-     [](const cost_args &a) { return sk::signal::zip({a.s, a.s}, std::size_t(1) << 20, sk::overflow::drop_newest); }},
-    {"merge_map_bounded",
-     [](const cost_args &a) { return a.s.merge_map(2, std::size_t(1) << 20, sk::overflow::drop_newest, single_of); }},
-    {"queue_bounded",
-     [](const cost_args &a) { return a.s.queue_signals(std::size_t(1) << 20, sk::overflow::drop_newest); }},
-    {"buffer_time_bounded", [](const cost_args &a) {
-         return a.s.buffer_time(COST_SECONDS, a.queue(), std::size_t(1) << 20, sk::overflow::drop_newest);
-     }},
+    {"bare", false, [](const cost_args &a) { return a.s; }},
+    {"buffer_count_100", false, [](const cost_args &a) { return a.s.buffer_count(100); }},
 };
 
 /* One row: build, start, `puts` puts, dispose; the values delivered. */
@@ -307,8 +293,8 @@ static int64_t cost_row(const cost_operator &op, int64_t puts) {
     int64_t deliveries = 0;
     auto pipe = sk::pipe::create();
     cost_args a{op.row, pipe.signal(), sk::pipe(), sk::test::virtual_queue(), false};
-    bool signals = cost_signal_valued(op.row);
-    sk::value one_signal = signals ? sk::value(single_of(1)) : sk::value();
+    bool signals = op.signals;
+    sk::value one_signal = signals ? sk::value(sk::signal::single(sk::value(1))) : sk::value();
     sk::signal made = op.build(a);
     auto subscription = made.start([&deliveries](sk::value_view) { deliveries++; });
     if (a.has_queue) {

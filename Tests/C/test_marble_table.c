@@ -504,20 +504,20 @@ static sk_signal *inner_entry(const inner_table *table, size_t i) {
     return sk_signal_retain(table->signals[i]);
 }
 
+/* The entry of the value's place; for a value that is no integer (catch's
+ * error), the first. */
 static sk_signal *inner_signal(const inner_table *table, const sk_value *value) {
-    int64_t i = -1;
-    if (!get_int(value, &i) || i < 0 || (size_t)i >= table->count) {
+    int64_t i = 0;
+    if (!get_int(value, &i)) {
+        i = 0;
+    }
+    if (i < 0 || (size_t)i >= table->count) {
         return NULL; /* an empty signal: the diagram then differs */
     }
     return inner_entry(table, (size_t)i);
 }
 
-/* catch's and deferred's function: the one entry of the table. */
-static sk_signal *fallback_fn(void *ctx, const sk_value *error) {
-    (void)error;
-    return inner_entry(ctx, 0);
-}
-
+/* deferred's function: the one entry of the table. */
 static sk_signal *deferred_fn(void *ctx) {
     return inner_entry(ctx, 0);
 }
@@ -636,14 +636,6 @@ static bool set_value(marble_case *c, char symbol, const sk_value *value) {
 /* Running                                                                   */
 /* ------------------------------------------------------------------------ */
 
-static bool arg_count(const words *w, size_t n, char *why, size_t size) {
-    if (w->count != n) {
-        snprintf(why, size, "`%s` takes %zu argument(s), got %zu", w->word[0], n - 1, w->count - 1);
-        return false;
-    }
-    return true;
-}
-
 static bool arg_long(const words *w, size_t i, long long *out, char *why, size_t size) {
     char *end = NULL;
     *out = strtoll(w->word[i], &end, 10);
@@ -709,92 +701,19 @@ static inner_table *make_inner_table(marble_case *c, sk_signal *const *signals, 
     return table;
 }
 
-/* The operators of a standard shape (what their C function takes after
- * `out`): ../common/operator_list.h, which make api-update writes from the
- * operator table (tools/api/operators.md), with their marble names;
- * apply() builds the others. */
+/* Every C operator of the operator table (tools/api/operators.md), with
+ * its marble names: ../common/operator_list.h, which make api-update writes
+ * from the table and the C declarations. apply() builds concatMap alone,
+ * the one name of the table with no C function. */
 #include "../common/operator_list.h"
 
-static const sk_test_operator *find_operator(const char *marble) {
-    for (size_t i = 0; i < SK_TEST_OPERATOR_COUNT; i++) {
-        if (SK_TEST_OPERATORS[i].marble && strcmp(SK_TEST_OPERATORS[i].marble, marble) == 0) {
-            return &SK_TEST_OPERATORS[i];
+static const sk_test_marble *find_marble(const char *name) {
+    for (size_t i = 0; i < SK_TEST_MARBLE_COUNT; i++) {
+        if (strcmp(SK_TEST_MARBLES[i].name, name) == 0) {
+            return &SK_TEST_MARBLES[i];
         }
     }
     return NULL;
-}
-
-/* Applies `op`, of a standard shape, to `in`: the C function's status, or
- * -1 with `why` when the line's arguments do not fit the shape. Every shape
- * reads its arguments one way: a count (negative: one past any, SIZE_MAX),
- * a function of the vocabulary, a value, an input's name, a function and
- * an initial integer (reduce), inputs' names (signals), frames on the
- * case's virtual queue (time); none for the case's queue (on) and a
- * function that does nothing (tap, work). */
-static int apply_standard(marble_case *c, const words *w, const sk_test_operator *op, sk_signal *in, sk_signal **made,
-                          char *why, size_t size) {
-    /* 0: read below (inputs' names; a side effect's optional `!K`). */
-    static const size_t arguments[] = {
-        [SHAPE_UNARY] = 1, [SHAPE_COUNT] = 2, [SHAPE_PREDICATE] = 2, [SHAPE_MAP] = 2, [SHAPE_VALUE] = 2,
-        [SHAPE_SIGNAL] = 2, [SHAPE_REDUCE] = 3, [SHAPE_SIGNALS] = 0, [SHAPE_TIME] = 2, [SHAPE_ON] = 1,
-        [SHAPE_TAP] = 0, [SHAPE_WORK] = 0,
-    };
-    if (arguments[op->shape] != 0 && !arg_count(w, arguments[op->shape], why, size)) {
-        return -1;
-    }
-    long long n = 0;
-    fn_spec *spec = NULL;
-    sk_signal *named[MAX_INPUTS];
-    size_t named_count = 0;
-    switch (op->shape) {
-    case SHAPE_UNARY:
-        return op->fn.unary(made, in);
-    case SHAPE_COUNT:
-        if (!arg_long(w, 1, &n, why, size)) return -1;
-        return op->fn.count(made, in, n < 0 ? SIZE_MAX : (size_t)n);
-    case SHAPE_PREDICATE:
-        if (!(spec = parse_function(w->word[1], FN_PREDICATE, &c->failures, why, size))) return -1;
-        return op->fn.predicate(made, in, predicate_fn, spec, free);
-    case SHAPE_MAP:
-        if (!(spec = parse_function(w->word[1], FN_MAP, &c->failures, why, size))) return -1;
-        return op->fn.map(made, in, map_fn, spec, free);
-    case SHAPE_VALUE: {
-        sk_value value;
-        if (!parse_value(w->word[1], &value)) {
-            snprintf(why, size, "`%s`: `%s` is not a value", op->marble, w->word[1]);
-            return -1;
-        }
-        int status = op->fn.value(made, in, &value);
-        sk_value_release(&value);
-        return status;
-    }
-    case SHAPE_SIGNAL:
-        if (!named_inputs(c, w, 1, named, &named_count, why, size)) return -1;
-        return op->fn.signal(made, in, named[0]);
-    case SHAPE_REDUCE: {
-        if (!arg_long(w, 2, &n, why, size)) return -1;
-        if (!(spec = parse_function(w->word[1], FN_BINARY, &c->failures, why, size))) return -1;
-        sk_value initial;
-        sk_value_set_int64(&initial, n);
-        return op->fn.reduce(made, in, &initial, binary_fn, spec, free);
-    }
-    case SHAPE_SIGNALS:
-        if (!named_inputs(c, w, 1, named, &named_count, why, size)) return -1;
-        return op->fn.signals(made, named, named_count);
-    case SHAPE_TIME:
-        if (!arg_long(w, 1, &n, why, size)) return -1;
-        return op->fn.time(made, in, (double)n * FRAME, c->queue);
-    case SHAPE_ON:
-        return op->fn.on(made, in, c->queue);
-    case SHAPE_TAP:
-        if (!parse_side_effect(w, false, &c->failures, &spec, why, size)) return -1;
-        return op->fn.tap(made, in, look_fn, spec, free);
-    case SHAPE_WORK:
-        if (!parse_side_effect(w, true, &c->failures, &spec, why, size)) return -1;
-        return op->fn.work(made, in, work_fn, spec, free);
-    }
-    snprintf(why, size, "`%s`: the C runner has no reading of its shape", op->marble);
-    return -1;
 }
 
 /* A bounded operator's policy by the table's name; the error it ends the
@@ -861,6 +780,265 @@ static void host_drain_fn(void *ctx) {
     SK_OK_OR_ABORT(sk_queue_host_drain(ctx, 0, NULL));
 }
 
+/* What reading an `op` line's words for an operator made: its arguments,
+ * and what the runner releases after the call. */
+typedef struct reading {
+    sk_test_args args;
+    sk_value value;     /* a value or an initial value */
+    bool has_value;
+    sk_signal *named[MAX_INPUTS];
+    sk_signal *upstream; /* of signals: the upstream's values mapped to inputs */
+} reading;
+
+/* The callback context read so far, released when the line cannot be
+ * (the library releases it once it has the call). */
+static void reading_abandon(reading *r) {
+    if (r->args.release) {
+        r->args.release(r->args.ctx);
+    }
+}
+
+/* Reads the word(s) of `kind` from `w` at `*at` into `r` (each kind as
+ * Tests/marbles/README.md's vocabulary says: a count, negative one past any
+ * (SIZE_MAX), or a capacity or number of retries, negative 0; a function of
+ * the vocabulary; a value; inputs' names, `!` where a signal function fails;
+ * frames on the case's queue; a policy); false with why. */
+static bool read_kind(marble_case *c, const words *w, size_t *at, sk_test_kind kind, reading *r, char *why,
+                      size_t size) {
+    sk_test_args *a = &r->args;
+    const char *op = w->word[0];
+    const char *word = *at < w->count ? w->word[*at] : NULL;
+    bool optional = kind == SK_ARG_DELAY || kind == SK_ARG_LOOK || kind == SK_ARG_WORK;
+    if (!word && !optional) {
+        snprintf(why, size, "`%s` needs more arguments (%zu given)", op, w->count - 1);
+        return false;
+    }
+    long long n = 0;
+    if (kind == SK_ARG_COUNT || kind == SK_ARG_CONCURRENCY || kind == SK_ARG_RETRIES || kind == SK_ARG_CAPACITY ||
+        kind == SK_ARG_INITIAL || kind == SK_ARG_SECONDS || kind == SK_ARG_MOST || (kind == SK_ARG_DELAY && word)) {
+        if (!arg_long(w, *at, &n, why, size)) {
+            return false;
+        }
+    }
+    fn_spec *spec = NULL;
+    size_t count = 0;
+    switch (kind) {
+    case SK_ARG_COUNT: a->count = n < 0 ? SIZE_MAX : (size_t)n; break;
+    case SK_ARG_CONCURRENCY: a->concurrency = n < 0 ? SIZE_MAX : (size_t)n; break;
+    case SK_ARG_RETRIES: a->retries = n < 0 ? 0 : (size_t)n; break;
+    case SK_ARG_CAPACITY: a->capacity = n < 0 ? 0 : (size_t)n; break;
+    case SK_ARG_SECONDS: a->seconds = (double)n * FRAME; break;
+    case SK_ARG_MOST: a->most = (double)n * FRAME; break;
+    case SK_ARG_DELAY:
+        if (!word) {
+            return true; /* no delay: none, and no queue */
+        }
+        a->delay = (double)n * FRAME;
+        a->delay_queue = c->queue;
+        break;
+    case SK_ARG_PREDICATE:
+    case SK_ARG_MAP:
+    case SK_ARG_FOLD: {
+        fn_class cls = kind == SK_ARG_PREDICATE ? FN_PREDICATE : kind == SK_ARG_MAP ? FN_MAP : FN_BINARY;
+        if (!(spec = parse_function(word, cls, &c->failures, why, size))) {
+            return false;
+        }
+        a->predicate = predicate_fn;
+        a->map = map_fn;
+        a->fold = binary_fn;
+        a->ctx = spec;
+        a->release = free;
+        break;
+    }
+    case SK_ARG_VALUE:
+    case SK_ARG_INITIAL:
+        if (kind == SK_ARG_VALUE && !parse_value(word, &r->value)) {
+            snprintf(why, size, "`%s`: `%s` is not a value", op, word);
+            return false;
+        }
+        if (kind == SK_ARG_INITIAL) {
+            sk_value_set_int64(&r->value, n);
+        }
+        r->has_value = true;
+        a->value = a->initial = &r->value;
+        break;
+    case SK_ARG_OTHER: {
+        input *in = find_input(c, word);
+        if (!in) {
+            snprintf(why, size, "`%s` names no input `%s`", op, word);
+            return false;
+        }
+        a->other = in->signal;
+        break;
+    }
+    case SK_ARG_SIGNALS:
+        if (!named_inputs(c, w, *at, r->named, &count, why, size)) {
+            return false;
+        }
+        a->signals = r->named;
+        a->signal_count = count;
+        *at = w->count;
+        return true;
+    case SK_ARG_LOOK:
+    case SK_ARG_WORK:
+        if (!parse_side_effect(w, kind == SK_ARG_WORK, &c->failures, &spec, why, size)) {
+            return false;
+        }
+        a->look = look_fn;
+        a->work = work_fn;
+        a->ctx = spec;
+        a->release = free;
+        *at = w->count;
+        return true;
+    case SK_ARG_INNER:
+    case SK_ARG_MAKE: {
+        size_t from = *at;
+        words one = *w;
+        if (kind == SK_ARG_MAKE) {
+            one.count = from + 1; /* one input */
+        }
+        if (!named_or_failing(c, &one, from, r->named, &count, why, size)) {
+            return false;
+        }
+        a->inner = inner_signal_fn;
+        a->make = deferred_fn;
+        a->ctx = make_inner_table(c, r->named, count);
+        a->release = inner_table_release;
+        *at = one.count;
+        return true;
+    }
+    case SK_ARG_ACTION: {
+        if (*at + 1 >= w->count) {
+            snprintf(why, size, "`%s` takes two predicates", op);
+            return false;
+        }
+        fn_spec *complete = NULL;
+        if (!(spec = parse_function(word, FN_PREDICATE, &c->failures, why, size))) {
+            return false;
+        }
+        if (!(complete = parse_function(w->word[*at + 1], FN_PREDICATE, &c->failures, why, size))) {
+            free(spec);
+            return false;
+        }
+        take_action_spec *both = malloc(sizeof *both);
+        cr_assert_not_null(both);
+        both->pass = spec;
+        both->complete = complete;
+        a->action = take_action_fn;
+        a->ctx = both;
+        a->release = take_action_release;
+        *at += 2;
+        return true;
+    }
+    case SK_ARG_OVERFLOW:
+        if (!parse_overflow(&c->bounded, word, &a->overflow)) {
+            snprintf(why, size, "`%s`: `%s` is no policy (%s)", op, word, POLICY_NAMES);
+            return false;
+        }
+        break;
+    default:
+        snprintf(why, size, "`%s`: the C runner has no reading of an argument of kind %d", op, (int)kind);
+        return false;
+    }
+    (*at)++;
+    return true;
+}
+
+/* Applies the operator of the marble name `m` to `in`: its words read as
+ * the kinds of its `op` line, the others the case's (its virtual queue;
+ * with `host F...` after a bounded operator's words, a host-drained queue
+ * the case drains at the frames F), a bounded operator's drop callback
+ * the case's (README.md's `dropped`), or none (no queue for
+ * combineLatest). An operator of a signal of signals (`of signals`) maps
+ * its upstream's value `i` to the `i`-th input named after its arguments;
+ * one of groups has them merged, each value as [key, value]. The C
+ * function's status, or -1 with `why` when the line does not fit. */
+static int apply_marble(marble_case *c, const words *w, const sk_test_marble *m, sk_signal *in, sk_signal **made,
+                        char *why, size_t size) {
+    const sk_test_operator *op = m->op;
+    reading r;
+    memset(&r, 0, sizeof r);
+    r.args.source = in;
+    r.args.queue = c->queue;
+    r.args.flag = m->flag;
+    size_t at = 1;
+    for (size_t k = 0; k < SK_TEST_MAX_KINDS && m->words[k] != SK_ARG_NONE; k++) {
+        if (!read_kind(c, w, &at, m->words[k], &r, why, size)) {
+            reading_abandon(&r);
+            return -1;
+        }
+    }
+    bool drops = sk_test_takes(op, SK_ARG_ON_DROP);
+    if (drops && at + 1 < w->count && strcmp(w->word[at], "host") == 0 && sk_test_takes(op, SK_ARG_QUEUE)) {
+        /* deliverOnBounded N P host F...: on a host-drained queue, drained
+         * at the frames F, instead of the case's virtual queue. */
+        cr_assert(c->bounded.host_count < MAX_OPS);
+        sk_queue *host = NULL;
+        SK_OK_OR_FAIL(sk_queue_create_host(&host, "marble host"));
+        c->bounded.hosts[c->bounded.host_count++] = host;
+        for (at++; at < w->count; at++) {
+            long long frame = 0;
+            if (!arg_long(w, at, &frame, why, size)) {
+                reading_abandon(&r);
+                return -1;
+            }
+            SK_OK_OR_FAIL(sk_queue_after(c->queue, (double)frame * FRAME, host_drain_fn, host, NULL));
+        }
+        r.args.queue = host;
+    }
+    if (drops && !(op->conventions & SK_TEST_OF_SIGNALS)) {
+        if (r.args.release == inner_table_release) {
+            /* mergeMapBounded: one context for its function and its drops. */
+            ((inner_table *)r.args.ctx)->drops = &c->bounded;
+            r.args.on_drop = table_drop_fn;
+        } else if (!r.args.release) {
+            r.args.on_drop = drop_fn;
+            r.args.ctx = &c->bounded;
+        }
+    }
+    if (op->conventions & SK_TEST_OF_SIGNALS) {
+        size_t count = 0;
+        if (!named_inputs(c, w, at, r.named, &count, why, size)) {
+            reading_abandon(&r);
+            return -1;
+        }
+        if (drops) {
+            /* queueBounded: a dropped signal recorded as its input's place. */
+            signal_drop *drop = calloc(1, sizeof *drop);
+            cr_assert_not_null(drop);
+            drop->log = &c->bounded;
+            for (size_t i = 0; i < count; i++) {
+                drop->signals[drop->count++] = sk_signal_retain(r.named[i]);
+            }
+            r.args.on_drop = signal_drop_fn;
+            r.args.ctx = drop;
+            r.args.release = signal_drop_release;
+        }
+        int status = sk_signal_map(&r.upstream, in, inner_value_fn, make_inner_table(c, r.named, count),
+                                   inner_table_release);
+        if (status != SK_OK) {
+            reading_abandon(&r);
+            return status;
+        }
+        r.args.source = r.upstream;
+    } else if (at != w->count) {
+        snprintf(why, size, "`%s` takes %zu argument(s), got %zu", w->word[0], at - 1, w->count - 1);
+        reading_abandon(&r);
+        return -1;
+    }
+    int status = op->call(made, &r.args);
+    if (r.has_value) {
+        sk_value_release(&r.value);
+    }
+    sk_signal_release(r.upstream);
+    if (status == SK_OK && (op->conventions & SK_TEST_GROUPS)) {
+        sk_signal *groups = *made;
+        status = sk_signal_merge_map(made, groups, SIZE_MAX, group_values_fn, NULL, NULL);
+        sk_signal_release(groups);
+    }
+    return status;
+}
+
 /* Applies one `op` line to `*signal` (replacing it, +1), or says why not. */
 static bool apply(marble_case *c, char *text, sk_signal **signal, char *why, size_t size) {
     words w;
@@ -870,109 +1048,15 @@ static bool apply(marble_case *c, char *text, sk_signal **signal, char *why, siz
     sk_signal *made = NULL;
     sk_signal *named[MAX_INPUTS];
     size_t named_count = 0;
-    long long n = 0, d = 0;
     int status = SK_OK;
-    fn_spec *spec = NULL;
-#define NEED(k) do { if (!arg_count(&w, (k), why, size)) return false; } while (0)
-#define FN(index, cls) do { spec = parse_function(w.word[index], (cls), &c->failures, why, size); if (!spec) return false; } while (0)
-#define NUM(index, target) do { if (!arg_long(&w, (index), &(target), why, size)) return false; } while (0)
-    const sk_test_operator *standard = find_operator(op);
-    if (standard) {
-        status = apply_standard(c, &w, standard, in, &made, why, size);
-        if (status < 0) return false;
-    } else if (strcmp(op, "takeWhile") == 0 || strcmp(op, "takeWhileInclusive") == 0) {
-        NEED(2); FN(1, FN_PREDICATE);
-        status = sk_signal_take_while(&made, in, predicate_fn, spec, free, strcmp(op, "takeWhileInclusive") == 0);
-    } else if (strcmp(op, "zip") == 0 || strcmp(op, "zip3") == 0 || strcmp(op, "combineLatest") == 0) {
-        if (strcmp(op, "zip3") == 0) NEED(4);
-        if (!named_inputs(c, &w, 1, named, &named_count, why, size)) return false;
-        status = op[0] == 'z' ? sk_signal_zip(&made, named, named_count)
-                              : sk_signal_combine_latest(&made, named, named_count, NULL);
-    } else if (strcmp(op, "bufferTimeBounded") == 0) {
-        NEED(4); NUM(1, n); NUM(2, d);
-        sk_overflow policy;
-        if (!parse_overflow(&c->bounded, w.word[3], &policy)) {
-            snprintf(why, size, "`%s`: `%s` is no policy (%s)", op, w.word[3], POLICY_NAMES);
+    const sk_test_marble *marble = find_marble(op);
+    if (marble) {
+        status = apply_marble(c, &w, marble, in, &made, why, size);
+        if (status < 0) {
             return false;
         }
-        status = sk_signal_buffer_time_bounded(&made, in, (double)n * FRAME, c->queue, d < 0 ? 0 : (size_t)d, policy,
-                                               drop_fn, &c->bounded, NULL);
-    } else if (strcmp(op, "queueBounded") == 0) {
-        NUM(1, n);
-        sk_overflow policy;
-        if (w.count < 3 || !parse_overflow(&c->bounded, w.word[2], &policy)) {
-            snprintf(why, size, "`%s`: `%s` is no policy (%s)", op, w.count < 3 ? "" : w.word[2], POLICY_NAMES);
-            return false;
-        }
-        if (!named_inputs(c, &w, 3, named, &named_count, why, size)) return false;
-        inner_table *table = make_inner_table(c, named, named_count);
-        signal_drop *drop = calloc(1, sizeof *drop);
-        cr_assert_not_null(drop);
-        drop->log = &c->bounded;
-        for (size_t i = 0; i < named_count; i++) {
-            drop->signals[drop->count++] = sk_signal_retain(named[i]);
-        }
-        sk_signal *values = NULL;
-        status = sk_signal_map(&values, in, inner_value_fn, table, inner_table_release);
-        if (status == SK_OK) {
-            status = sk_signal_queue_bounded(&made, values, n < 0 ? 0 : (size_t)n, policy, signal_drop_fn, drop,
-                                             signal_drop_release);
-            sk_signal_release(values);
-        } else {
-            signal_drop_release(drop);
-        }
-    } else if (strcmp(op, "mergeMapBounded") == 0) {
-        NUM(1, n); NUM(2, d);
-        sk_overflow policy;
-        if (w.count < 4 || !parse_overflow(&c->bounded, w.word[3], &policy)) {
-            snprintf(why, size, "`%s`: `%s` is no policy (%s)", op, w.count < 4 ? "" : w.word[3], POLICY_NAMES);
-            return false;
-        }
-        if (!named_or_failing(c, &w, 4, named, &named_count, why, size)) return false;
-        inner_table *table = make_inner_table(c, named, named_count);
-        table->drops = &c->bounded;
-        status = sk_signal_merge_map_bounded(&made, in, n < 0 ? SIZE_MAX : (size_t)n, d < 0 ? 0 : (size_t)d, policy,
-                                             inner_signal_fn, table_drop_fn, table, inner_table_release);
-    } else if (strcmp(op, "zipBounded") == 0) {
-        NUM(1, n);
-        sk_overflow policy;
-        if (w.count < 3 || !parse_overflow(&c->bounded, w.word[2], &policy)) {
-            snprintf(why, size, "`%s`: `%s` is no policy (%s)", op, w.count < 3 ? "" : w.word[2], POLICY_NAMES);
-            return false;
-        }
-        if (!named_inputs(c, &w, 3, named, &named_count, why, size)) return false;
-        status = sk_signal_zip_bounded(&made, named, named_count, n < 0 ? 0 : (size_t)n, policy, drop_fn, &c->bounded,
-                                       NULL);
-    } else if (strcmp(op, "deliverOnBounded") == 0 || strcmp(op, "onBackpressureBuffer") == 0) {
-        /* deliverOnBounded N P host F...: on a host-drained queue, drained
-         * at the frames F, instead of the case's virtual queue. */
-        bool host = op[0] == 'd' && w.count > 4 && strcmp(w.word[3], "host") == 0;
-        if (!host) NEED(3);
-        NUM(1, n);
-        sk_overflow policy;
-        if (!parse_overflow(&c->bounded, w.word[2], &policy)) {
-            snprintf(why, size, "`%s`: `%s` is no policy (%s)", op, w.word[2], POLICY_NAMES);
-            return false;
-        }
-        sk_queue *queue = c->queue;
-        if (host) {
-            cr_assert(c->bounded.host_count < MAX_OPS);
-            SK_OK_OR_FAIL(sk_queue_create_host(&queue, "marble host"));
-            c->bounded.hosts[c->bounded.host_count++] = queue;
-            for (size_t i = 4; i < w.count; i++) {
-                NUM(i, d);
-                SK_OK_OR_FAIL(sk_queue_after(c->queue, (double)d * FRAME, host_drain_fn, queue, NULL));
-            }
-        }
-        size_t capacity = n < 0 ? 0 : (size_t)n;
-        status = op[0] == 'd'
-                     ? sk_signal_deliver_on_bounded(&made, in, queue, capacity, policy, drop_fn, &c->bounded, NULL)
-                     : sk_signal_on_backpressure_buffer(&made, in, capacity, policy, drop_fn, &c->bounded, NULL);
-    } else if (strcmp(op, "switchMap") == 0) {
-        if (!named_or_failing(c, &w, 1, named, &named_count, why, size)) return false;
-        inner_table *table = make_inner_table(c, named, named_count);
-        status = sk_signal_map_to_signal(&made, in, inner_signal_fn, table, inner_table_release);
     } else if (strcmp(op, "concatMap") == 0) {
+        /* mapToQueue, which C has not: queue over the values mapped to signals. */
         if (!named_or_failing(c, &w, 1, named, &named_count, why, size)) return false;
         inner_table *table = make_inner_table(c, named, named_count);
         sk_signal *values = NULL;
@@ -981,72 +1065,10 @@ static bool apply(marble_case *c, char *text, sk_signal **signal, char *why, siz
             status = sk_signal_queue(&made, values);
             sk_signal_release(values);
         }
-    } else if (strcmp(op, "switchToLatest") == 0 || strcmp(op, "queue") == 0 || strcmp(op, "throttled") == 0) {
-        /* A signal of signals: each value `i` the `i`-th named input. */
-        if (!named_inputs(c, &w, 1, named, &named_count, why, size)) return false;
-        inner_table *table = make_inner_table(c, named, named_count);
-        sk_signal *values = NULL;
-        status = sk_signal_map(&values, in, inner_value_fn, table, inner_table_release);
-        if (status == SK_OK) {
-            status = op[0] == 's' ? sk_signal_switch_to_latest(&made, values)
-                     : op[0] == 'q' ? sk_signal_queue(&made, values)
-                                    : sk_signal_throttled(&made, values);
-            sk_signal_release(values);
-        }
-    } else if (strcmp(op, "mergeMap") == 0) {
-        NUM(1, n);
-        if (!named_or_failing(c, &w, 2, named, &named_count, why, size)) return false;
-        inner_table *table = make_inner_table(c, named, named_count);
-        status = sk_signal_merge_map(&made, in, n < 0 ? SIZE_MAX : (size_t)n, inner_signal_fn, table,
-                                     inner_table_release);
-    } else if (strcmp(op, "groupBy") == 0) {
-        NEED(2); FN(1, FN_MAP);
-        sk_signal *groups = NULL;
-        status = sk_signal_group_by(&groups, in, map_fn, spec, free);
-        if (status == SK_OK) {
-            status = sk_signal_merge_map(&made, groups, SIZE_MAX, group_values_fn, NULL, NULL);
-            sk_signal_release(groups);
-        }
-    } else if (strcmp(op, "takeUntilAction") == 0) {
-        NEED(3);
-        fn_spec *complete = NULL;
-        FN(1, FN_PREDICATE);
-        complete = parse_function(w.word[2], FN_PREDICATE, &c->failures, why, size);
-        if (!complete) {
-            free(spec);
-            return false;
-        }
-        take_action_spec *both = malloc(sizeof *both);
-        cr_assert_not_null(both);
-        both->pass = spec;
-        both->complete = complete;
-        status = sk_signal_take_until(&made, in, take_action_fn, both, take_action_release);
-    } else if (strcmp(op, "catch") == 0 || strcmp(op, "deferred") == 0) {
-        NEED(2);
-        if (!named_or_failing(c, &w, 1, named, &named_count, why, size)) return false;
-        inner_table *table = make_inner_table(c, named, named_count);
-        status = op[0] == 'c' ? sk_signal_catch(&made, in, fallback_fn, table, inner_table_release)
-                              : sk_signal_deferred(&made, deferred_fn, table, inner_table_release);
-    } else if (strcmp(op, "timeout") == 0) {
-        NEED(3); NUM(1, n);
-        if (!named_inputs(c, &w, 2, named, &named_count, why, size)) return false;
-        status = sk_signal_timeout(&made, in, (double)n * FRAME, c->queue, named[0]);
-    } else if (strcmp(op, "retryBackoff") == 0) {
-        NEED(3); NUM(1, n); NUM(2, d);
-        status = sk_signal_retry(&made, in, (double)n * FRAME, (double)d * FRAME, c->queue);
-    } else if (strcmp(op, "retry") == 0) {
-        NEED(2); NUM(1, n);
-        status = sk_signal_retry_count(&made, in, n < 0 ? 0 : (size_t)n, 0, NULL);
-    } else if (strcmp(op, "retryDelay") == 0) {
-        NEED(3); NUM(1, n); NUM(2, d);
-        status = sk_signal_retry_count(&made, in, n < 0 ? 0 : (size_t)n, (double)d * FRAME, c->queue);
     } else {
         snprintf(why, size, "unknown operator `%s`", op);
         return false;
     }
-#undef NEED
-#undef FN
-#undef NUM
     if (status != SK_OK) {
         snprintf(why, size, "`%s` returned %s: %s", op, sk_status_string(status), sk_last_error_message());
         return false;

@@ -1,12 +1,13 @@
-/* test_operator_shapes.c - every C operator of a standard shape
- * (Tests/common/operator_list.h, generated from the operator table by
- * `make api-update`) through its shape: its argument errors (a NULL out,
- * signal, callback, value, other signal or queue, and a handle of the wrong
- * kind each fail with a message, out set to NULL, a callback's release run
- * once) and one valid build, released with nothing left alive. With the
- * marble table's C runner (test_marble_table.c: its behaviour, when the
- * operator has a marble case) and the abandonment sweep (test_limits.c),
- * this is an operator's C test, so that a new operator of a standard shape
+/* test_operator_shapes.c - every C operator of the operator table
+ * (Tests/common/operator_list.h, generated from the table and the C
+ * declarations by `make api-update`) through its shape: its argument errors
+ * (a NULL out; for each kind it takes a NULL or a handle of the wrong kind,
+ * a NULL function, a capacity of 0, a policy that is none, a delay without
+ * its queue: each fails with a message, out set to NULL, a callback's
+ * release run once) and one valid build, released with nothing left alive.
+ * With the marble table's C runner (test_marble_table.c: its behaviour,
+ * when the operator has a marble case) and the abandonment sweep
+ * (test_limits.c), this is an operator's C test, so that a new operator
  * needs no hand-written one (tools/api/check.py counts the list as tested). */
 #include <math.h>
 
@@ -41,60 +42,122 @@ static void shape_work(void *ctx) {
     (void)ctx;
 }
 
-/* The arguments one call of an operator gets: `valid` ones but for the
- * mistake it makes. */
-typedef struct shape_call {
-    bool null_out;
-    sk_signal *signal;
-    bool with_callback;
-    const sk_value *value;
-    sk_signal *other;
-    sk_queue *queue;
-} shape_call;
-
-/* Calls `op` through its shape with `c`'s arguments; a callback shape gets
- * `released` as its context and counter_hit as its release. */
-static int call_shape(const sk_test_operator *op, const shape_call *c, sk_signal **out, counter *released) {
-    sk_signal **o = c->null_out ? NULL : out;
-    sk_signal *pair[2] = { c->signal, c->other };
-    switch (op->shape) {
-    case SHAPE_UNARY: return op->fn.unary(o, c->signal);
-    case SHAPE_COUNT: return op->fn.count(o, c->signal, 2);
-    case SHAPE_VALUE: return op->fn.value(o, c->signal, c->value);
-    case SHAPE_SIGNAL: return op->fn.signal(o, c->signal, c->other);
-    case SHAPE_SIGNALS: return op->fn.signals(o, c->signal == NULL ? NULL : pair, 2);
-    case SHAPE_TIME: return op->fn.time(o, c->signal, 0.5, c->queue);
-    case SHAPE_ON: return op->fn.on(o, c->signal, c->queue);
-    case SHAPE_PREDICATE:
-        return op->fn.predicate(o, c->signal, c->with_callback ? shape_predicate : NULL, released, counter_hit);
-    case SHAPE_MAP: return op->fn.map(o, c->signal, c->with_callback ? shape_map : NULL, released, counter_hit);
-    case SHAPE_REDUCE:
-        return op->fn.reduce(o, c->signal, c->value, c->with_callback ? shape_reduce : NULL, released, counter_hit);
-    case SHAPE_TAP: return op->fn.tap(o, c->signal, c->with_callback ? shape_look : NULL, released, counter_hit);
-    case SHAPE_WORK: return op->fn.work(o, c->signal, c->with_callback ? shape_work : NULL, released, counter_hit);
-    }
-    cr_assert_fail("%s: shape %d unknown", op->name, (int)op->shape);
-    return SK_ERR_INVALID_ARGUMENT;
+static sk_signal *shape_inner(void *ctx, const sk_value *value) {
+    (void)ctx;
+    (void)value;
+    return NULL;
 }
 
-static bool has_callback(sk_test_shape shape) {
-    return shape == SHAPE_PREDICATE || shape == SHAPE_MAP || shape == SHAPE_REDUCE || shape == SHAPE_TAP ||
-           shape == SHAPE_WORK;
+static int shape_action(void *ctx, const sk_value *value) {
+    (void)ctx;
+    (void)value;
+    return SK_TAKE_PASS;
 }
 
-/* One call that must fail with `expected`. */
-static void expect_mistake(const sk_test_operator *op, const char *what, const shape_call *c, int expected,
-                           counter *released) {
+static sk_signal *shape_make(void *ctx) {
+    (void)ctx;
+    return NULL;
+}
+
+static void shape_drop(void *ctx, const sk_value *value, uint64_t dropped) {
+    (void)ctx;
+    (void)value;
+    (void)dropped;
+}
+
+/* One call of `op` with `a` (out NULL when `null_out`): its status. */
+static int call(const sk_test_operator *op, const sk_test_args *a, bool null_out, sk_signal **out) {
+    return op->call(null_out ? NULL : out, a);
+}
+
+/* One call that must fail with `expected`, its release run once if it
+ * takes one. */
+static void expect_mistake(const sk_test_operator *op, const char *what, const sk_test_args *a, bool null_out,
+                           int expected, counter *released) {
     sk_signal *out = (sk_signal *)&out;
     int before = counter_get(released);
-    int status = call_shape(op, c, &out, released);
+    int status = call(op, a, null_out, &out);
     cr_assert_eq(status, expected, "%s with %s returned %d (%s)", op->name, what, status, sk_last_error_message());
     cr_assert(strlen(sk_last_error_message()) > 0, "%s with %s: no error message", op->name, what);
-    if (!c->null_out) {
+    if (!null_out) {
         cr_assert_null(out, "%s with %s left out set", op->name, what);
     }
     int ran = counter_get(released) - before;
-    cr_assert_eq(ran, has_callback(op->shape) ? 1 : 0, "%s with %s: the release ran %d times", op->name, what, ran);
+    cr_assert_eq(ran, sk_test_takes(op, SK_ARG_CTX) ? 1 : 0, "%s with %s: the release ran %d times", op->name, what,
+                 ran);
+}
+
+/* The mistakes one kind of argument can be: for each, the arguments
+ * `valid` but for it, and the error it must give. */
+static void expect_mistakes_of(const sk_test_operator *op, sk_test_kind kind, const sk_test_args *valid,
+                               bad_args *args) {
+    sk_test_args a = *valid;
+    sk_signal *wrong_pair[2] = {args->never, args->not_signal};
+    counter *released = &args->released;
+    switch (kind) {
+    case SK_ARG_SOURCE:
+        a.source = NULL;
+        expect_mistake(op, "a NULL signal", &a, false, SK_ERR_NULL_ARGUMENT, released);
+        a.source = args->not_signal;
+        expect_mistake(op, "a non-signal", &a, false, SK_ERR_WRONG_KIND, released);
+        break;
+    case SK_ARG_OTHER:
+        a.other = NULL;
+        expect_mistake(op, "a NULL other signal", &a, false, SK_ERR_NULL_ARGUMENT, released);
+        a.other = args->not_signal;
+        expect_mistake(op, "a non-signal other", &a, false, SK_ERR_WRONG_KIND, released);
+        break;
+    case SK_ARG_SIGNALS:
+        a.signals = NULL;
+        expect_mistake(op, "a NULL array of signals", &a, false, SK_ERR_NULL_ARGUMENT, released);
+        a.signals = wrong_pair;
+        expect_mistake(op, "a non-signal second", &a, false, SK_ERR_WRONG_KIND, released);
+        break;
+    case SK_ARG_PREDICATE: a.predicate = NULL; break;
+    case SK_ARG_MAP: a.map = NULL; break;
+    case SK_ARG_FOLD: a.fold = NULL; break;
+    case SK_ARG_LOOK: a.look = NULL; break;
+    case SK_ARG_WORK: a.work = NULL; break;
+    case SK_ARG_INNER: a.inner = NULL; break;
+    case SK_ARG_ACTION: a.action = NULL; break;
+    case SK_ARG_MAKE: a.make = NULL; break;
+    case SK_ARG_VALUE:
+    case SK_ARG_INITIAL:
+        a.value = a.initial = NULL;
+        expect_mistake(op, "a NULL value", &a, false, SK_ERR_NULL_ARGUMENT, released);
+        break;
+    case SK_ARG_QUEUE:
+        a.queue = NULL;
+        expect_mistake(op, "a NULL queue", &a, false, SK_ERR_NULL_ARGUMENT, released);
+        a.queue = args->not_queue;
+        expect_mistake(op, "a non-queue", &a, false, SK_ERR_WRONG_KIND, released);
+        break;
+    case SK_ARG_MAYBE_QUEUE: /* NULL allowed */
+        a.maybe_queue = args->not_queue;
+        expect_mistake(op, "a non-queue", &a, false, SK_ERR_WRONG_KIND, released);
+        break;
+    case SK_ARG_DELAY_QUEUE: /* NULL only without a delay */
+        a.delay = 0.5;
+        a.delay_queue = NULL;
+        expect_mistake(op, "a delay and no queue", &a, false, SK_ERR_NULL_ARGUMENT, released);
+        a.delay_queue = args->not_queue;
+        expect_mistake(op, "a non-queue", &a, false, SK_ERR_WRONG_KIND, released);
+        break;
+    case SK_ARG_CAPACITY:
+        a.capacity = 0;
+        expect_mistake(op, "a capacity of 0", &a, false, SK_ERR_INVALID_ARGUMENT, released);
+        break;
+    case SK_ARG_OVERFLOW:
+        a.overflow = (sk_overflow)99;
+        expect_mistake(op, "a policy that is none", &a, false, SK_ERR_INVALID_ARGUMENT, released);
+        break;
+    default:
+        return; /* no mistake of its own: a count, seconds, a flag, ctx, on_drop */
+    }
+    if (kind == SK_ARG_PREDICATE || kind == SK_ARG_MAP || kind == SK_ARG_FOLD || kind == SK_ARG_LOOK ||
+        kind == SK_ARG_WORK || kind == SK_ARG_INNER || kind == SK_ARG_ACTION || kind == SK_ARG_MAKE) {
+        expect_mistake(op, "a NULL callback", &a, false, SK_ERR_NULL_ARGUMENT, released);
+    }
 }
 
 Test(operator_shapes, every_operator_refuses_bad_arguments_and_builds, .timeout = SK_TEST_TIMEOUT) {
@@ -104,50 +167,29 @@ Test(operator_shapes, every_operator_refuses_bad_arguments_and_builds, .timeout 
     SK_OK_OR_FAIL(sk_queue_create_host(&queue, "shapes"));
     sk_value seven;
     sk_value_set_int64(&seven, 7);
-    const shape_call valid = { false, args.never, true, &seven, args.never, queue };
+    sk_signal *pair[2] = {args.never, args.never};
+    sk_test_args valid = {
+        .source = args.never, .count = 2, .concurrency = 2, .retries = 2, .predicate = shape_predicate,
+        .map = shape_map, .value = &seven, .initial = &seven, .fold = shape_reduce, .other = args.never,
+        .signals = pair, .signal_count = 2, .seconds = 0.5, .most = 1.0, .delay = 0.0, .queue = queue,
+        .maybe_queue = NULL, .delay_queue = NULL, .look = shape_look, .work = shape_work, .inner = shape_inner,
+        .action = shape_action, .make = shape_make, .flag = false, .ctx = &args.released, .release = counter_hit,
+        .capacity = 2, .overflow = SK_OVERFLOW_DROP_NEWEST, .on_drop = shape_drop,
+    };
     cr_assert_gt(SK_TEST_OPERATOR_COUNT, 40, "the operator list is short: %zu", (size_t)SK_TEST_OPERATOR_COUNT);
     for (size_t i = 0; i < SK_TEST_OPERATOR_COUNT; i++) {
         const sk_test_operator *op = &SK_TEST_OPERATORS[i];
-        sk_test_shape shape = op->shape;
-        shape_call c = valid;
-        c.null_out = true;
-        expect_mistake(op, "a NULL out", &c, SK_ERR_NULL_ARGUMENT, &args.released);
-        c = valid;
-        c.signal = NULL;
-        expect_mistake(op, "a NULL signal", &c, SK_ERR_NULL_ARGUMENT, &args.released);
-        c = valid;
-        c.signal = args.not_signal;
-        expect_mistake(op, "a non-signal", &c, SK_ERR_WRONG_KIND, &args.released);
-        if (has_callback(shape)) {
-            c = valid;
-            c.with_callback = false;
-            expect_mistake(op, "a NULL callback", &c, SK_ERR_NULL_ARGUMENT, &args.released);
-        }
-        if (shape == SHAPE_VALUE) {
-            c = valid;
-            c.value = NULL;
-            expect_mistake(op, "a NULL value", &c, SK_ERR_NULL_ARGUMENT, &args.released);
-        }
-        if (shape == SHAPE_SIGNAL || shape == SHAPE_SIGNALS) {
-            c = valid;
-            c.other = shape == SHAPE_SIGNAL ? NULL : args.not_signal;
-            expect_mistake(op, shape == SHAPE_SIGNAL ? "a NULL other signal" : "a non-signal second", &c,
-                           shape == SHAPE_SIGNAL ? SK_ERR_NULL_ARGUMENT : SK_ERR_WRONG_KIND, &args.released);
-        }
-        if (shape == SHAPE_TIME || shape == SHAPE_ON) {
-            c = valid;
-            c.queue = NULL;
-            expect_mistake(op, "a NULL queue", &c, SK_ERR_NULL_ARGUMENT, &args.released);
-            c.queue = args.not_queue;
-            expect_mistake(op, "a non-queue", &c, SK_ERR_WRONG_KIND, &args.released);
+        expect_mistake(op, "a NULL out", &valid, true, SK_ERR_NULL_ARGUMENT, &args.released);
+        for (size_t k = 0; k < SK_TEST_MAX_KINDS && op->kinds[k] != SK_ARG_NONE; k++) {
+            expect_mistakes_of(op, op->kinds[k], &valid, &args);
         }
         sk_signal *out = NULL;
         int before = counter_get(&args.released);
-        int status = call_shape(op, &valid, &out, &args.released);
+        int status = call(op, &valid, false, &out);
         cr_assert_eq(status, SK_OK, "%s returned %d (%s)", op->name, status, sk_last_error_message());
         cr_assert_not_null(out, "%s made no signal", op->name);
         sk_signal_release(out);
-        cr_assert_eq(counter_get(&args.released) - before, has_callback(shape) ? 1 : 0,
+        cr_assert_eq(counter_get(&args.released) - before, sk_test_takes(op, SK_ARG_CTX) ? 1 : 0,
                      "%s: its release did not run once with its signal", op->name);
     }
     sk_queue_release(queue);

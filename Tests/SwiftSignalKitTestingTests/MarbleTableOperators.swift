@@ -183,130 +183,77 @@ enum MarbleOperators {
         signal |> castError(MarbleFailure.self)
     }
 
-    /// An operator of the table: those of a standard shape from
-    /// MarbleTableOperators.generated.swift (tools/api/operators.py), the
-    /// others here.
-    static func apply(_ operation: MarbleCase.Operation, to signal: MarbleSignal, inputs: [String: TestSignal<MarbleValue, MarbleFailure>], scheduler: TestScheduler, failures: MarbleFailures, bounded: MarbleBounded) throws(MarbleTableError) -> MarbleSignal {
-        if let why = self.cannotFail(operation) {
-            throw MarbleTableError(message: "line \(operation.line): `\(([operation.name] + operation.arguments).joined(separator: " "))`: \(why)", left: true)
+    /// The line has exactly `count` arguments.
+    static func arity(_ arguments: [String], _ count: Int, _ operation: MarbleCase.Operation) throws(MarbleTableError) {
+        guard arguments.count == count else {
+            throw MarbleTableError(message: "line \(operation.line): `\(operation.name)` takes \(count) argument(s), got \(arguments.count)")
         }
-        if let made = try self.standard(operation, to: signal, inputs: inputs, scheduler: scheduler) {
-            return made
+    }
+
+    /// A bounded place's policy by the table's name.
+    static func overflow(_ arguments: [String], _ index: Int, _ operation: MarbleCase.Operation) throws(MarbleTableError) -> SignalOverflow<MarbleFailure> {
+        switch try self.word(arguments, index, operation) {
+        case "dropNewest":
+            return .dropNewest
+        case "dropOldest":
+            return .dropOldest
+        case "latest":
+            return .latest
+        case let other:
+            throw MarbleTableError(message: "line \(operation.line): `\(other)` is no policy (dropNewest, dropOldest, latest)")
         }
+    }
+
+    /// The input an argument names.
+    static func input(_ arguments: [String], _ index: Int, _ inputs: [String: TestSignal<MarbleValue, MarbleFailure>], _ operation: MarbleCase.Operation) throws(MarbleTableError) -> MarbleSignal {
+        try self.named([self.word(arguments, index, operation)], inputs, operation)[0]
+    }
+
+    /// The `index`-th signal of a signal function, a failing one for `!`,
+    /// an empty one past them.
+    static func pick(_ signals: [MarbleSignal?], _ index: Int, _ failures: MarbleFailures) -> MarbleSignal {
+        guard index >= 0 && index < signals.count else {
+            return MarbleSignal.complete()
+        }
+        return signals[index] ?? failures.fail(at: "\(index)")
+    }
+
+    /// The place a signal function's argument picks: a value's own; an
+    /// error's (catch's), the first.
+    static func index(_ value: MarbleValue) -> Int {
+        value.int
+    }
+
+    static func index(_ error: MarbleFailure) -> Int {
+        0
+    }
+
+    /// The upstream of an operator of a signal of signals: the value `i` the
+    /// `i`-th named input.
+    static func upstream(_ signal: MarbleSignal, _ names: [String], _ inputs: [String: TestSignal<MarbleValue, MarbleFailure>], _ operation: MarbleCase.Operation) throws(MarbleTableError) -> Signal<MarbleSignal, MarbleFailure> {
+        let signals = try self.named(names, inputs, operation)
+        return signal |> map { value -> MarbleSignal in
+            let index = value.int
+            return index >= 0 && index < signals.count ? signals[index] : MarbleSignal.complete()
+        }
+    }
+
+    /// groupBy's groups merged, each value as [key, value].
+    static func groups(_ signal: Signal<(Int, MarbleSignal), MarbleFailure>) -> MarbleSignal {
+        signal |> mergeMap { group in
+            group.1 |> map { MarbleValue.list([group.0] + $0.ints) }
+        }
+    }
+
+    /// The bounded operators, played before the generated calls of
+    /// MarbleTableOperators.generated.swift (which give no drop callback):
+    /// each dropped value goes to the case's drop recording (README.md's
+    /// `dropped`), the policies error and block end the stream with the
+    /// error the case expects, and deliverOnBounded reads `host F...`. Nil
+    /// for another operator.
+    static func boundedOperator(_ operation: MarbleCase.Operation, to signal: MarbleSignal, inputs: [String: TestSignal<MarbleValue, MarbleFailure>], scheduler: TestScheduler, failures: MarbleFailures, bounded: MarbleBounded) throws(MarbleTableError) -> MarbleSignal? {
         let arguments = operation.arguments
-        /// The `index`-th signal of a signal function, a failing one for
-        /// `!`, an empty one past them.
-        func pick(_ signals: [MarbleSignal?], _ index: Int) -> MarbleSignal {
-            guard index >= 0 && index < signals.count else {
-                return MarbleSignal.complete()
-            }
-            return signals[index] ?? failures.fail(at: "\(index)")
-        }
         switch operation.name {
-        // Take
-        case "takeWhile":
-            let f = try self.predicate(self.word(arguments, 0, operation))
-            return signal |> takeWhile { f($0.int) }
-        case "takeWhileInclusive":
-            let f = try self.predicate(self.word(arguments, 0, operation))
-            return signal |> takeWhile(inclusive: true) { f($0.int) }
-        case "takeUntilAction":
-            // Pass a value when the first predicate holds, complete after it
-            // when the second does.
-            let pass = try self.predicate(self.word(arguments, 0, operation))
-            let complete = try self.predicate(self.word(arguments, 1, operation))
-            return signal |> take(until: { SignalTakeAction(passthrough: pass($0.int), complete: complete($0.int)) })
-        // Combine (these build a signal from the inputs they name)
-        case "zip":
-            let signals = try self.named(arguments, inputs, operation)
-            if signals.count == 2 {
-                return zip(signals[0], signals[1]) |> map { MarbleValue.pair($0.0, $0.1) }
-            }
-            return zip(signals) |> map { MarbleValue.list($0.flatMap(\.ints)) }
-        case "zip3":
-            let signals = try self.named(arguments, inputs, operation)
-            guard signals.count == 3 else {
-                throw MarbleTableError(message: "line \(operation.line): `zip3` names three inputs")
-            }
-            return zip(signals[0], signals[1], signals[2]) |> map { MarbleValue.list($0.0.ints + $0.1.ints + $0.2.ints) }
-        case "combineLatest":
-            let signals = try self.named(arguments, inputs, operation)
-            if signals.count == 2 {
-                return combineLatest(signals[0], signals[1]) |> map { MarbleValue.pair($0.0, $0.1) }
-            }
-            return combineLatest(signals) |> map { MarbleValue.list($0.flatMap(\.ints)) }
-        // Meta: each value v selects the input named by argument v+1 (0 the first named)
-        case "switchMap", "concatMap":
-            let signals = try self.namedOrFailing(arguments, inputs, operation)
-            let select: (MarbleValue) -> MarbleSignal = { value in
-                pick(signals, value.int)
-            }
-            if operation.name == "switchMap" {
-                return signal |> mapToSignal(select)
-            }
-            return signal |> mapToQueue(select)
-        case "switchToLatest", "queue", "throttled":
-            // A signal of signals: each value `i` the `i`-th named input.
-            let signals = try self.named(arguments, inputs, operation)
-            let inner = signal |> map { value -> MarbleSignal in
-                let index = value.int
-                return index >= 0 && index < signals.count ? signals[index] : MarbleSignal.complete()
-            }
-            switch operation.name {
-            case "switchToLatest":
-                return inner |> switchToLatest
-            case "queue":
-                return inner |> SwiftSignalKit.queue
-            default:
-                return inner |> throttled
-            }
-        case "mergeMap":
-            let limit = try self.integer(arguments, 0, operation)
-            let signals = try self.namedOrFailing(Array(arguments.dropFirst()), inputs, operation)
-            return signal |> mergeMap(maxConcurrent: limit) { value in
-                pick(signals, value.int)
-            }
-        // Sharing
-        case "groupBy":
-            // Each group's values as [key, value], merged.
-            let f = try self.unary(self.word(arguments, 0, operation))
-            return signal |> groupBy { f($0.int) } |> mergeMap { group in
-                group.1 |> map { MarbleValue.list([group.0] + $0.ints) }
-            }
-        // Errors
-        case "retry":
-            return signal |> retry(count: try self.integer(arguments, 0, operation))
-        case "catch":
-            let fallback = try self.namedOrFailing(arguments, inputs, operation)
-            guard fallback.count == 1 else {
-                throw MarbleTableError(message: "line \(operation.line): `catch` names one input")
-            }
-            return signal |> `catch` { _ in pick(fallback, 0) }
-        case "retryBackoff":
-            let increment = try self.integer(arguments, 0, operation)
-            let most = try self.integer(arguments, 1, operation)
-            return signal |> retry(scheduler.seconds(increment), maxDelay: scheduler.seconds(most), onQueue: scheduler.queue)
-                |> castError(MarbleFailure.self)
-        case "timeout":
-            let frames = try self.integer(arguments, 0, operation)
-            let alternate = try self.named(Array(arguments.dropFirst()), inputs, operation)
-            guard alternate.count == 1 else {
-                throw MarbleTableError(message: "line \(operation.line): `timeout` names one input")
-            }
-            return signal |> timeout(scheduler.seconds(frames), queue: scheduler.queue, alternate: alternate[0])
-        case "deferred":
-            let made = try self.namedOrFailing(arguments, inputs, operation)
-            guard made.count == 1 else {
-                throw MarbleTableError(message: "line \(operation.line): `deferred` names one input")
-            }
-            return deferred { pick(made, 0) }
-        case "retryDelay":
-            let count = try self.integer(arguments, 0, operation)
-            let frames = try self.integer(arguments, 1, operation)
-            return signal |> retry(count: count, delay: scheduler.seconds(frames), queue: scheduler.queue)
-        // Timing (durations in frames)
-        // The bounded operators: each dropped value goes to the case's
-        // drop recording (README.md's `dropped`).
         case "bufferTimeBounded":
             let frames = try self.integer(arguments, 0, operation)
             let capacity = try self.integer(arguments, 1, operation)
@@ -332,7 +279,7 @@ enum MarbleOperators {
             let overflow = try bounded.overflow(self.word(arguments, 2, operation), operation)
             let signals = try self.namedOrFailing(Array(arguments.dropFirst(3)), inputs, operation)
             return signal |> mergeMap(maxConcurrent: limit, capacity: capacity, overflow: overflow, onDrop: bounded.onDrop) { value in
-                pick(signals, value.int)
+                self.pick(signals, value.int, failures)
             }
         case "zipBounded":
             let capacity = try self.integer(arguments, 0, operation)
@@ -362,6 +309,53 @@ enum MarbleOperators {
                 queue = try bounded.hostQueue(drainedAt: frames)
             }
             return signal |> deliverOn(queue, capacity: capacity, overflow: overflow, onDrop: bounded.onDrop)
+        default:
+            return nil
+        }
+    }
+
+    /// An operator of the table: those of the operator table from
+    /// MarbleTableOperators.generated.swift (tools/api/operators.py), the
+    /// others here (concatMap, which has no C function; zip and combineLatest,
+    /// in Swift's arities).
+    static func apply(_ operation: MarbleCase.Operation, to signal: MarbleSignal, inputs: [String: TestSignal<MarbleValue, MarbleFailure>], scheduler: TestScheduler, failures: MarbleFailures, bounded: MarbleBounded) throws(MarbleTableError) -> MarbleSignal {
+        if let why = self.cannotFail(operation) {
+            throw MarbleTableError(message: "line \(operation.line): `\(([operation.name] + operation.arguments).joined(separator: " "))`: \(why)", left: true)
+        }
+        if let made = try self.boundedOperator(operation, to: signal, inputs: inputs, scheduler: scheduler, failures: failures, bounded: bounded) {
+            return made
+        }
+        if let made = try self.listed(operation, to: signal, inputs: inputs, scheduler: scheduler, failures: failures) {
+            return made
+        }
+        let arguments = operation.arguments
+        switch operation.name {
+        // Combine, in Swift's arities (tools/api/exceptions.txt, marble-swift-hand)
+        case "zip":
+            let signals = try self.named(arguments, inputs, operation)
+            if signals.count == 2 {
+                return zip(signals[0], signals[1]) |> map { MarbleValue.pair($0.0, $0.1) }
+            }
+            return zip(signals) |> map { MarbleValue.list($0.flatMap(\.ints)) }
+        case "zip3":
+            let signals = try self.named(arguments, inputs, operation)
+            guard signals.count == 3 else {
+                throw MarbleTableError(message: "line \(operation.line): `zip3` names three inputs")
+            }
+            return zip(signals[0], signals[1], signals[2]) |> map { MarbleValue.list($0.0.ints + $0.1.ints + $0.2.ints) }
+        case "combineLatest":
+            let signals = try self.named(arguments, inputs, operation)
+            if signals.count == 2 {
+                return combineLatest(signals[0], signals[1]) |> map { MarbleValue.pair($0.0, $0.1) }
+            }
+            return combineLatest(signals) |> map { MarbleValue.list($0.flatMap(\.ints)) }
+        // mapToQueue, which has no C function: each value v selects the input
+        // named by argument v+1 (0 the first named)
+        case "concatMap":
+            let signals = try self.namedOrFailing(arguments, inputs, operation)
+            return signal |> mapToQueue { value in
+                self.pick(signals, value.int, failures)
+            }
         default:
             throw MarbleTableError(message: "line \(operation.line): unknown operator `\(operation.name)`")
         }

@@ -305,13 +305,11 @@ struct inner_list {
     }
 };
 
-/* The `i`-th of `inner` for the value `i`, or an empty handle (the C
- * layer's NULL: no signal) for another value. */
+/* The `i`-th of `inner` for the value `i` (the first for a value that is
+ * no integer: catch's error), or an empty handle (the C layer's NULL: no
+ * signal) past them. */
 sk::signal inner_signal(const inner_list &inner, sk::value_view v) {
-    if (v.kind() != sk::kind::int64) {
-        return sk::signal();
-    }
-    std::int64_t i = v.as<std::int64_t>();
+    std::int64_t i = v.kind() == sk::kind::int64 ? v.as<std::int64_t>() : 0;
     return i >= 0 && static_cast<std::size_t>(i) < inner.signals.size() ? inner.at(static_cast<std::size_t>(i))
                                                                           : sk::signal();
 }
@@ -445,64 +443,113 @@ std::int64_t int_argument(const std::vector<std::string> &w, std::size_t i) {
 std::size_t count_or_max(std::int64_t n) { return n < 0 ? SIZE_MAX : static_cast<std::size_t>(n); }
 std::size_t count_or_zero(std::int64_t n) { return n < 0 ? 0 : static_cast<std::size_t>(n); }
 
-/* An `op` line of a standard shape's operator, whose arguments it reads
- * as that shape has them: a count (negative: one past any), a function of
- * the vocabulary, a value, an input's name, a function and an initial
- * integer (reduce), inputs' names, or frames on the case's queue. */
+/* An `op` line's words, read as the kinds of argument of its operator's
+ * shape (marble_operators.hpp says which word is which): a count (negative:
+ * one past any; a capacity or a number of retries: 0), a function of the
+ * vocabulary, a value, an input's name, inputs' names (`!` where a signal
+ * function fails), frames on the case's queue, a policy. */
 struct operation {
     const stage &st;
     const std::vector<std::string> &w;
     const sk::signal &s;
 
-    std::size_t count() const { return count_or_max(int_argument(w, 1)); }
-    std::function<bool(sk::value_view)> predicate() const {
-        function f = parse_function(w[1], fn_class::predicate, st.failures);
+    bool has(std::size_t i) const { return w.size() > i; }
+    const std::string &word(std::size_t i) const {
+        if (!has(i)) {
+            throw case_error("`" + w[0] + "` needs argument " + std::to_string(i));
+        }
+        return w[i];
+    }
+    std::size_t count(std::size_t i) const { return count_or_max(int_argument(w, i)); }
+    std::size_t count_or_zero(std::size_t i) const { return ::count_or_zero(int_argument(w, i)); }
+    sk::overflow overflow(std::size_t i) const { return st.policy(w[0], word(i)); }
+    std::function<bool(sk::value_view)> predicate(std::size_t i) const {
+        function f = parse_function(word(i), fn_class::predicate, st.failures);
         return [f](sk::value_view v) { return apply_predicate(f, v); };
     }
-    std::function<sk::value(sk::value_view)> map() const {
-        function f = parse_function(w[1], fn_class::map, st.failures);
+    std::function<sk::value(sk::value_view)> map(std::size_t i) const {
+        function f = parse_function(word(i), fn_class::map, st.failures);
         return [f](sk::value_view v) { return apply_map(f, v); };
     }
-    sk::value value() const {
-        auto v = parse_value(w[1]);
+    std::function<sk::value(sk::value_view, sk::value_view)> binary(std::size_t i) const {
+        function f = parse_function(word(i), fn_class::binary, st.failures);
+        return [f](sk::value_view a, sk::value_view v) { return apply_binary(f, a, v); };
+    }
+    sk::value value(std::size_t i) const {
+        auto v = parse_value(word(i));
         if (!v) {
-            throw case_error("`" + w[0] + "`: `" + w[1] + "` is not a value");
+            throw case_error("`" + w[0] + "`: `" + w[i] + "` is not a value");
         }
         return *v;
     }
-    const sk::signal &input() const { return st.input(w[0], w[1]); }
-    sk::value initial() const { return sk::value(int_argument(w, 2)); }
-    std::function<sk::value(sk::value_view, sk::value_view)> binary() const {
-        function f = parse_function(w[1], fn_class::binary, st.failures);
-        return [f](sk::value_view a, sk::value_view v) { return apply_binary(f, a, v); };
-    }
-    std::vector<sk::signal> inputs() const { return st.named(w, 1); }
-    sk::seconds_t seconds() const { return static_cast<double>(int_argument(w, 1)) * frame; }
+    sk::value initial(std::size_t i) const { return sk::value(int_argument(w, i)); }
+    const sk::signal &input(std::size_t i) const { return st.input(w[0], word(i)); }
+    std::vector<sk::signal> inputs(std::size_t i) const { return st.named(w, i); }
+    sk::seconds_t seconds(std::size_t i) const { return static_cast<double>(int_argument(w, i)) * frame; }
     const sk::queue &queue() const { return st.queue; }
+    /* A signal function over the inputs named from word `i`: the value
+     * `k`'s, `!` throwing. */
+    std::function<sk::signal(sk::value_view)> inner(std::size_t i) const {
+        inner_list inner = st.named_or_failing(w, i);
+        return [inner](sk::value_view v) { return inner_signal(inner, v); };
+    }
+    /* deferred's: the input of word `i` at each start, `!` throwing. */
+    std::function<sk::signal()> make(std::size_t i) const {
+        word(i);
+        inner_list made = st.named_or_failing(std::vector<std::string>(w.begin(), w.begin() + 1 + i), i);
+        return [made] { return made.at(0); };
+    }
+    /* take_until's: pass a value when the predicate of word `i` holds,
+     * complete after it when the next one does. */
+    std::function<int(sk::value_view)> action(std::size_t i) const {
+        function pass = parse_function(word(i), fn_class::predicate, st.failures);
+        function complete = parse_function(word(i + 1), fn_class::predicate, st.failures);
+        return [pass, complete](sk::value_view v) {
+            return (apply_predicate(pass, v) ? sk::take_pass : sk::take_drop) |
+                   (apply_predicate(complete, v) ? sk::take_complete : sk::take_drop);
+        };
+    }
     /* The side effects' functions (the shapes tap and work): they do nothing,
      * and the case checks that the events pass unchanged. Written failing
      * (`beforeNext !3`), the case is left: a side effect's throw calls
      * std::terminate (docs/misuse.md's "A callback that fails"). */
-    std::function<void(sk::value_view)> look() const {
-        side_effect();
+    std::function<void(sk::value_view)> look(std::size_t i) const {
+        side_effect(i);
         return [](sk::value_view) {};
     }
-    std::function<void()> work() const {
-        side_effect();
+    std::function<void()> work(std::size_t i) const {
+        side_effect(i);
         return [] {};
     }
-    void side_effect() const {
-        if (w.size() == 2 && !w[1].empty() && w[1][0] == '!') {
+    void side_effect(std::size_t i) const {
+        if (has(i) && !w[i].empty() && w[i][0] == '!') {
             throw case_left("a side effect that throws calls std::terminate");
         }
-        need(w, 0);
+        need(w, i - 1);
+    }
+    /* The upstream of an operator of a signal of signals: the value `k` the
+     * `k`-th input named from word `i`. */
+    sk::signal upstream(std::size_t i) const {
+        inner_list inner = st.named_list(w, i);
+        return s.map([inner](sk::value_view v) {
+            sk::signal chosen = inner_signal(inner, v);
+            return chosen ? sk::value(chosen) : sk::value();
+        });
+    }
+    /* groupBy's groups merged, each value as [key, value]. */
+    static sk::signal groups(const sk::signal &grouped) {
+        return grouped.merge_map(SIZE_MAX, [](sk::value_view group) {
+            sk::value key = group[0];
+            return group[1].as<sk::signal>().map(
+                [key](sk::value_view v) { return sk::value(std::vector<sk::value>{key, sk::value(v)}); });
+        });
     }
 };
 
-/* The operators of a standard shape, listed in marble_operators.hpp, which
- * make api-update writes from the operator table (tools/api/operators.md):
- * each with its number of arguments (-1: its call reads them: one input or
- * more; a side effect's `!K`) and its call. */
+/* The operators of the table, listed in marble_operators.hpp, which make
+ * api-update writes from the operator table (tools/api/operators.md) and
+ * the shapes (tools/api/shapes.py): each with its number of words (-1: it
+ * varies, its call reads them) and its call. */
 struct marble_operator {
     const char *name;
     int arguments;
@@ -511,31 +558,15 @@ struct marble_operator {
 
 #include "marble_operators.hpp"
 
-/* `s` with the `op` line `text` applied; a case_error when it cannot be. */
-sk::signal apply(const stage &st, const std::string &text, const sk::signal &s) {
-    const std::vector<std::string> w = split_words(text);
+/* The bounded operators, played before the generated calls of
+ * marble_operators.hpp (which give no drop callback): each gives the case's
+ * on_drop where its binding takes one (README.md's `dropped`; where it takes
+ * none, its policy names the line left unchecked), reads the policies error
+ * and block, and deliverOnBounded reads `host F...`. nullopt for another
+ * operator. */
+std::optional<sk::signal> apply_bounded(const stage &st, const std::vector<std::string> &w, const sk::signal &s) {
     const std::string &op = w.at(0);
     const sk::queue &q = st.queue;
-    for (const marble_operator &standard : marble_operators) {
-        if (op == standard.name) {
-            if (standard.arguments >= 0) need(w, static_cast<std::size_t>(standard.arguments));
-            return standard.apply(operation{st, w, s});
-        }
-    }
-    if (op == "takeWhile" || op == "takeWhileInclusive") {
-        need(w, 1);
-        function f = parse_function(w[1], fn_class::predicate, st.failures);
-        return s.take_while([f](sk::value_view v) { return apply_predicate(f, v); }, op == "takeWhileInclusive");
-    }
-    if (op == "retry") {
-        need(w, 1);
-        return s.retry_count(count_or_zero(int_argument(w, 1)));
-    }
-    if (op == "zip" || op == "zip3" || op == "combineLatest") {
-        if (op == "zip3") need(w, 3);
-        std::vector<sk::signal> inputs = st.named(w, 1);
-        return op == "combineLatest" ? sk::combine_latest(inputs) : sk::zip(inputs);
-    }
     if (op == "bufferTimeBounded") {
         need(w, 3);
         return s.buffer_time(static_cast<double>(int_argument(w, 1)) * frame, q, count_or_zero(int_argument(w, 2)),
@@ -581,77 +612,30 @@ sk::signal apply(const stage &st, const std::string &text, const sk::signal &s) 
         }
         return s.deliver_on(on, capacity, policy, st.on_drop());
     }
-    if (op == "switchMap") {
-        inner_list inner = st.named_or_failing(w, 1);
-        return s.map_to_signal([inner](sk::value_view v) { return inner_signal(inner, v); });
+    return std::nullopt;
+}
+
+/* `s` with the `op` line `text` applied; a case_error when it cannot be. */
+sk::signal apply(const stage &st, const std::string &text, const sk::signal &s) {
+    const std::vector<std::string> w = split_words(text);
+    const std::string &op = w.at(0);
+    if (std::optional<sk::signal> bounded = apply_bounded(st, w, s)) {
+        return *bounded;
+    }
+    for (const marble_operator &listed : marble_operators) {
+        if (op == listed.name) {
+            if (listed.arguments >= 0) need(w, static_cast<std::size_t>(listed.arguments));
+            return listed.apply(operation{st, w, s});
+        }
     }
     if (op == "concatMap") {
+        /* mapToQueue, which C++ has not: queue_signals over the values mapped
+         * to signals. */
         inner_list inner = st.named_or_failing(w, 1);
         return s.map([inner](sk::value_view v) {
                     sk::signal chosen = inner_signal(inner, v);
                     return chosen ? sk::value(chosen) : sk::value();
                 }).queue_signals();
-    }
-    if (op == "switchToLatest" || op == "queue" || op == "throttled") {
-        /* A signal of signals: each value `i` the `i`-th named input. */
-        inner_list inner = st.named_list(w, 1);
-        sk::signal signals = s.map([inner](sk::value_view v) {
-            sk::signal chosen = inner_signal(inner, v);
-            return chosen ? sk::value(chosen) : sk::value();
-        });
-        return op == "switchToLatest" ? signals.switch_to_latest()
-               : op == "queue"        ? signals.queue_signals()
-                                      : signals.throttled();
-    }
-    if (op == "mergeMap") {
-        std::int64_t n = int_argument(w, 1);
-        inner_list inner = st.named_or_failing(w, 2);
-        return s.merge_map(count_or_max(n), [inner](sk::value_view v) { return inner_signal(inner, v); });
-    }
-    if (op == "groupBy") {
-        need(w, 1);
-        function f = parse_function(w[1], fn_class::map, st.failures);
-        /* Each group's values as [key, value], the groups merged. */
-        return s.group_by([f](sk::value_view v) { return apply_map(f, v); })
-            .merge_map(SIZE_MAX, [](sk::value_view group) {
-                sk::value key = group[0];
-                return group[1].as<sk::signal>().map(
-                    [key](sk::value_view v) { return sk::value(std::vector<sk::value>{key, sk::value(v)}); });
-            });
-    }
-    if (op == "takeUntilAction") {
-        need(w, 2);
-        function pass = parse_function(w[1], fn_class::predicate, st.failures);
-        function complete = parse_function(w[2], fn_class::predicate, st.failures);
-        return s.take_until([pass, complete](sk::value_view v) {
-            return (apply_predicate(pass, v) ? sk::take_pass : sk::take_drop) |
-                   (apply_predicate(complete, v) ? sk::take_complete : sk::take_drop);
-        });
-    }
-    if (op == "catch") {
-        need(w, 1);
-        inner_list fallback = st.named_or_failing(w, 1);
-        return s.catch_error([fallback](sk::value_view) { return fallback.at(0); });
-    }
-    if (op == "deferred") {
-        need(w, 1);
-        inner_list made = st.named_or_failing(w, 1);
-        return sk::signal::deferred([made] { return made.at(0); });
-    }
-    if (op == "timeout") {
-        need(w, 2);
-        return s.timeout(static_cast<double>(int_argument(w, 1)) * frame, q, st.input(op, w[2]));
-    }
-    if (op == "retryBackoff") {
-        need(w, 2);
-        return s.retry(static_cast<double>(int_argument(w, 1)) * frame, static_cast<double>(int_argument(w, 2)) * frame,
-                       q);
-    }
-    if (op == "retryDelay") {
-        need(w, 2);
-        std::int64_t n = int_argument(w, 1);
-        std::int64_t d = int_argument(w, 2);
-        return s.retry_count(count_or_zero(n), static_cast<double>(d) * frame, q);
     }
     throw case_error("unknown operator `" + op + "`");
 }

@@ -7,9 +7,9 @@
  * value promises, and operators chained on any of them), subscriptions with
  * tracked observers, one host-drained queue and one virtual-time queue (the
  * time operators' clock: the only queues used, so a run is deterministic).
- * Every operator of signalkit.h is applied (apply_operator): those of a
- * standard shape through their shape (fuzz_operators.h, generated from the
- * operator table), the others by a case of their own. The operator byte is a slot
+ * Every operator of signalkit.h is applied (apply_operator): through its
+ * shape (fuzz_operators.h, generated from the operator table), or, the
+ * loops and group_by, by a case of their own. The operator byte is a slot
  * number, never reduced modulo the count of operators, so that adding one
  * keeps the meaning of every committed input. Steps create,
  * chain, start, put values of every kind, dispose, release, drain and
@@ -389,15 +389,11 @@ static int bounded_loop(sk_signal **out, sk_signal *signal, int (*loop)(sk_signa
     return status;
 }
 
-/* Operators over two signals: `other` too (an operator of a standard shape
- * when its shape takes another signal or signals; else combine_latest and
- * timeout). */
+/* Operators over two signals: `other` too (an operator of the list whose
+ * shape takes another signal or signals). */
 static bool two_inputs(uint8_t which) {
-    const fuzz_operator *f = &FUZZ_OPERATORS[which];
-    if (f->op.name != NULL) {
-        return f->op.shape == SHAPE_SIGNAL || f->op.shape == SHAPE_SIGNALS;
-    }
-    return which == 20 || which == 53;
+    const sk_test_operator *op = FUZZ_OPERATORS[which].op;
+    return op != NULL && (sk_test_takes(op, SK_ARG_OTHER) || sk_test_takes(op, SK_ARG_SIGNALS));
 }
 
 /* The cost of a loop (restart, retry) over a signal of cost `d` that one
@@ -420,39 +416,49 @@ static void count_drop(void *ctx, const sk_value *value, uint64_t dropped) {
     drops_seen += dropped > 0;
 }
 
-/* An operator of a standard shape (fuzz_operators.h, generated from the
- * operator table), its arguments read from the input as its shape takes
- * them: the callbacks and values the hand-written cases use. */
+/* An operator of the list (fuzz_operators.h, generated from the operator
+ * table), its arguments those of the hand-written cases; read from the
+ * input, in the order of its kinds: a count (1 to 3 where it must be
+ * positive, else 0 to 3), a time (seconds_of), whether combine_latest
+ * delivers on the host queue, take_while's flag, a capacity of 1 to 4 and
+ * any policy (block on the host queue fails the stream when full, never
+ * waits; without a queue a reentrant put refuses too). A time's queue is
+ * the virtual clock, another the host queue; deferred's function gives the
+ * signal it was made over. */
 static int apply_standard(const fuzz_operator *f, input *in, sk_signal **out, sk_signal *s, sk_signal *other) {
-    const sk_test_operator *op = &f->op;
+    const sk_test_operator *op = f->op;
     sk_value zero;
     sk_value_set_int64(&zero, 0);
-    switch (op->shape) {
-    case SHAPE_UNARY: return op->fn.unary(out, s);
-    case SHAPE_COUNT: {
-        size_t count = f->positive ? 1 + next_byte(in) % 3 : next_byte(in) % 4;
-        TRACE("    count %zu\n", count);
-        return op->fn.count(out, s, count);
+    sk_signal *pair[2] = { s, other };
+    sk_test_args a = {
+        .source = s, .predicate = keep_even, .map = add_one, .value = &zero, .initial = &zero, .fold = sum,
+        .other = other, .signals = pair, .signal_count = 2, .look = look, .work = nothing, .inner = single_of,
+        .action = take_small, .make = again, .on_drop = count_drop,
+    };
+    for (size_t k = 0; k < SK_TEST_MAX_KINDS && op->kinds[k] != SK_ARG_NONE; k++) {
+        switch (op->kinds[k]) {
+        case SK_ARG_COUNT:
+        case SK_ARG_CONCURRENCY:
+            a.count = a.concurrency = f->positive ? 1 + next_byte(in) % 3 : next_byte(in) % 4;
+            TRACE("    count %zu\n", a.count);
+            break;
+        case SK_ARG_SECONDS:
+            a.seconds = seconds_of(in, f->positive);
+            TRACE("    seconds %g\n", a.seconds);
+            break;
+        case SK_ARG_QUEUE: a.queue = sk_test_takes(op, SK_ARG_SECONDS) ? clock_queue : host; break;
+        case SK_ARG_MAYBE_QUEUE: a.maybe_queue = (next_byte(in) & 1) ? host : NULL; break;
+        case SK_ARG_FLAG: a.flag = next_byte(in) & 1; break;
+        case SK_ARG_CAPACITY: a.capacity = 1 + next_byte(in) % 4; break;
+        case SK_ARG_OVERFLOW: a.overflow = (sk_overflow)(next_byte(in) % 5); break;
+        case SK_ARG_MAKE:
+            a.ctx = sk_signal_retain(s);
+            a.release = release_signal;
+            break;
+        default: break;
+        }
     }
-    case SHAPE_PREDICATE: return op->fn.predicate(out, s, keep_even, NULL, NULL);
-    case SHAPE_MAP: return op->fn.map(out, s, add_one, NULL, NULL);
-    case SHAPE_VALUE: return op->fn.value(out, s, &zero);
-    case SHAPE_SIGNAL: return op->fn.signal(out, s, other);
-    case SHAPE_REDUCE: return op->fn.reduce(out, s, &zero, sum, NULL, NULL);
-    case SHAPE_SIGNALS: {
-        sk_signal *pair[2] = { s, other };
-        return op->fn.signals(out, pair, 2);
-    }
-    case SHAPE_TIME: {
-        double seconds = seconds_of(in, f->positive);
-        TRACE("    seconds %g\n", seconds);
-        return op->fn.time(out, s, seconds, clock_queue);
-    }
-    case SHAPE_ON: return op->fn.on(out, s, host);
-    case SHAPE_TAP: return op->fn.tap(out, s, look, NULL, NULL);
-    case SHAPE_WORK: return op->fn.work(out, s, nothing, NULL, NULL);
-    }
-    FAIL("%s: shape %d unknown", op->name, (int)op->shape);
+    return op->call(out, &a);
 }
 
 static void apply_operator(input *in) {
@@ -471,21 +477,12 @@ static void apply_operator(input *in) {
     if (two_inputs(which) && (signals[other] == NULL || depth[other] >= MAX_DEPTH)) {
         return;
     }
-    /* The operators this file applies itself: not of a standard shape, or
-     * excused (tools/api/exceptions.txt, fuzz-hand). A new case takes a
-     * number below 64 that no slot of fuzz_operators.h has; an operator of a
-     * standard shape needs none: `make api-update` gives it the next slot. */
+    /* The operators this file applies itself, excused from the list
+     * (tools/api/exceptions.txt, fuzz-hand: the loops, whose restarts count in
+     * the signal's cost, and group_by's key). A new case takes a number below
+     * 64 that no slot of fuzz_operators.h has; an operator of the list needs
+     * none: `make api-update` gives it the next slot. */
     switch (which) {
-    case 4: status = sk_signal_take_until(&out, s, take_small, NULL, NULL); break;
-    case 8: status = sk_signal_catch(&out, s, single_of, NULL, NULL); break;
-    case 9: status = sk_signal_map_to_signal(&out, s, single_of, NULL, NULL); break;
-    case 20: {
-        sk_signal *pair[2] = { s, signals[other] };
-        status = sk_signal_combine_latest(&out, pair, 2, (next_byte(in) & 1) ? host : NULL);
-        break;
-    }
-    case 25: status = sk_signal_take_while(&out, s, keep_even, NULL, NULL, next_byte(in) & 1); break;
-    case 31: status = sk_signal_merge_map(&out, s, 1 + next_byte(in) % 3, single_of, NULL, NULL); break;
     case 42: status = sk_signal_group_by(&out, s, parity, NULL, NULL); break;
     case 43:
     case 44:
@@ -512,20 +509,8 @@ static void apply_operator(input *in) {
         count = 8;
         status = sk_signal_retry(&out, s, seconds_of(in, true), 2.0, clock_queue);
         break;
-    case 47:
-        status = sk_signal_deferred(&out, again, sk_signal_retain(s), release_signal);
-        break;
-    case 53: status = sk_signal_timeout(&out, s, seconds_of(in, false), clock_queue, signals[other]); break;
-    /* The bounded buffers: any policy, a capacity of 1 to 4, drops counted
-     * by a callback of no context. Block on the host queue fails the
-     * stream when full (never waits); without a queue a reentrant put
-     * refuses too. */
-    case 55: status = sk_signal_on_backpressure_buffer(&out, s, 1 + next_byte(in) % 4, (sk_overflow)(next_byte(in) % 5),
-                                                       count_drop, NULL, NULL); break;
-    case 56: status = sk_signal_deliver_on_bounded(&out, s, host, 1 + next_byte(in) % 4, (sk_overflow)(next_byte(in) % 5),
-                                                   count_drop, NULL, NULL); break;
     default:
-        if (FUZZ_OPERATORS[which].op.name == NULL) {
+        if (FUZZ_OPERATORS[which].op == NULL) {
             return; /* a slot no operator has yet */
         }
         status = apply_standard(&FUZZ_OPERATORS[which], in, &out, s, signals[other]);

@@ -6,10 +6,9 @@
  * (some replaying), a generator that emits during its start and one that
  * emits from a thread of its own, and two queues of random kinds (serial,
  * concurrent, host-drained and never drained); then a pipeline of 1 to 6
- * random stages over them: every operator of a standard shape
- * (../common/operator_list.h, generated from the operator table, so a new
- * operator joins by itself) and combine_latest, with or without a queue,
- * nested over itself. It starts 1 to 3 subscriptions (plain observers,
+ * random stages over them: every C operator (../common/operator_list.h,
+ * generated from the operator table, so a new operator joins by itself),
+ * combine_latest more often (with or without a queue, nested over itself). It starts 1 to 3 subscriptions (plain observers,
  * slow ones, ones that keep a copy of each value, ones that dispose their
  * own subscription from inside next), puts values from the worker, from a
  * helper thread and from queue work, and releases every handle (pipes,
@@ -56,6 +55,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -265,6 +265,27 @@ static void work(void *ctx) {
     (void)ctx;
 }
 
+/* take_until's: passes each value, and completes after a 6. */
+static int pass_until_six(void *ctx, const sk_value *value) {
+    (void)ctx;
+    return SK_TAKE_PASS | (int_of(value) == 6 ? SK_TAKE_COMPLETE : 0);
+}
+
+/* The signal function's, at each call, and deferred's, at each start: the
+ * round's signal in ctx (+1). */
+static sk_signal *inner_signal(void *ctx, const sk_value *value) {
+    (void)value;
+    return sk_signal_retain(ctx);
+}
+
+static sk_signal *made_signal(void *ctx) {
+    return sk_signal_retain(ctx);
+}
+
+static void release_signal(void *ctx) {
+    sk_signal_release(ctx);
+}
+
 /* ------------------------------------------------------------------------ */
 /* A round                                                                   */
 /* ------------------------------------------------------------------------ */
@@ -325,8 +346,9 @@ static sk_queue *any_queue(round_state *r, rng *g) {
  * depth limit, a queue kind an operator does not take). */
 static int only = -1;
 
-/* combine_latest (not of a standard shape) of two or three signals of the
- * round, the newest first, with a queue or without. */
+/* combine_latest of two or three signals of the round, the newest first,
+ * with a queue or without: the operator whose use-after-free this soak
+ * found, given more rounds than the others. */
 static sk_signal *combine(round_state *r, rng *g) {
     sk_signal *out = NULL;
     sk_signal *inputs[3] = {r->signals[r->signal_count - 1], any_signal(r, g), any_signal(r, g)};
@@ -347,7 +369,7 @@ static sk_signal *add_stage(round_state *r, rng *g) {
         return combine(r, g);
     }
     const sk_test_operator *op = &SK_TEST_OPERATORS[choice];
-    if (op->fn.unary == sk_signal_restart || op->fn.unary == sk_signal_restart_if_error) {
+    if (strcmp(op->name, "sk_signal_restart") == 0 || strcmp(op->name, "sk_signal_restart_if_error") == 0) {
         /* They resubscribe at once, forever, by design: over an input that
          * ends during its start (an error of a queue over values that are
          * not signals, a take over the generator) they would loop in the
@@ -357,24 +379,35 @@ static sk_signal *add_stage(round_state *r, rng *g) {
     }
     sk_value value;
     sk_value_set_int64(&value, 1);
-    switch (op->shape) {
-    case SHAPE_UNARY: op->fn.unary(&out, in); break;
-    case SHAPE_COUNT: op->fn.count(&out, in, 1 + pick(g, 3)); break;
-    case SHAPE_PREDICATE: op->fn.predicate(&out, in, is_odd, NULL, NULL); break;
-    case SHAPE_MAP: op->fn.map(&out, in, add_one, NULL, NULL); break;
-    case SHAPE_VALUE: op->fn.value(&out, in, &value); break;
-    case SHAPE_SIGNAL: op->fn.signal(&out, in, any_signal(r, g)); break;
-    case SHAPE_REDUCE: op->fn.reduce(&out, in, &value, sum, NULL, NULL); break;
-    case SHAPE_SIGNALS: {
-        sk_signal *inputs[2] = {in, any_signal(r, g)};
-        op->fn.signals(&out, inputs, 2);
-        break;
+    sk_signal *inputs[2] = {in, any_signal(r, g)};
+    /* No block policy: a producer would wait for ever on a queue that is
+     * never drained. */
+    static const sk_overflow policies[] = {SK_OVERFLOW_DROP_NEWEST, SK_OVERFLOW_DROP_OLDEST, SK_OVERFLOW_LATEST,
+                                           SK_OVERFLOW_ERROR};
+    sk_test_args a = {
+        .source = in, .predicate = is_odd, .map = add_one, .value = &value, .initial = &value, .fold = sum,
+        .signals = inputs, .signal_count = 2, .most = 0.002, .look = look, .work = work, .inner = inner_signal,
+        .action = pass_until_six, .make = made_signal,
+    };
+    /* The random choices in a fixed order (a seed replays them). */
+    a.count = a.concurrency = a.retries = 1 + pick(g, 3);
+    a.other = any_signal(r, g);
+    a.seconds = 0.0005 * (1 + pick(g, 4));
+    a.queue = any_queue(r, g);
+    a.maybe_queue = pick(g, 2) == 0 ? NULL : any_queue(r, g);
+    if (pick(g, 2) == 0) {
+        a.delay = 0.0005;
+        a.delay_queue = any_queue(r, g);
     }
-    case SHAPE_TIME: op->fn.time(&out, in, 0.0005 * (1 + pick(g, 4)), any_queue(r, g)); break;
-    case SHAPE_ON: op->fn.on(&out, in, any_queue(r, g)); break;
-    case SHAPE_TAP: op->fn.tap(&out, in, look, NULL, NULL); break;
-    case SHAPE_WORK: op->fn.work(&out, in, work, NULL, NULL); break;
+    a.flag = pick(g, 2) == 0;
+    a.capacity = 1 + pick(g, 4);
+    a.overflow = policies[pick(g, 4)];
+    if (sk_test_takes(op, SK_ARG_INNER) || sk_test_takes(op, SK_ARG_MAKE)) {
+        /* The signal they give: one of the round's, kept by the stage. */
+        a.ctx = sk_signal_retain(any_signal(r, g));
+        a.release = release_signal;
     }
+    op->call(&out, &a);
     return out;
 }
 

@@ -50,8 +50,14 @@ NAMES_END = "    // END operator names (generated)\n"
 # combine_latest's), map and reduce in Python (map's and reduce's Python
 # stages are composed with the neighbouring ones: _operators/mapping.py,
 # reduce.py).
-CPP_SHAPES = ("unary", "count", "predicate", "map", "value", "signal", "reduce", "time", "on", "tap", "work")
-PYTHON_SHAPES = ("unary", "count", "predicate", "value", "signal", "time", "on", "tap", "work")
+# The bounded modifier (tools/api/shapes.py) is generated after a base of no
+# function ("on+bounded": a queue, then a capacity, a policy and a drop
+# callback): a member without the drop callback and one with it (C++,
+# Rust's `_with`), Python's on_drop= by default None.
+BOUNDED_BASES = ("unary", "count", "signal", "time", "on")
+BOUNDED = tuple(f"{base}+bounded" for base in BOUNDED_BASES)
+CPP_SHAPES = ("unary", "count", "predicate", "map", "value", "signal", "reduce", "time", "on", "tap", "work") + BOUNDED
+PYTHON_SHAPES = ("unary", "count", "predicate", "value", "signal", "time", "on", "tap", "work") + BOUNDED
 HAND_CHECKS = {"cpp": "cpp-hand", "python": "python-hand", "fuzz": "fuzz-hand", "rust": "rust-hand",
                "marble-swift": "marble-swift-hand"}
 
@@ -124,13 +130,14 @@ def generated(rows, api, shape_of):
     for row, function, shape, family in found:
         name = function["name"]
         short = name[len("sk_signal_"):]
-        if shape in CPP_SHAPES and len(plain_names(row["cpp"])) == 1:
+        if shape in CPP_SHAPES and len(plain_names(row["cpp"])) == 1 and re.fullmatch(r"\w+", plain_names(row["cpp"])[0]):
             if (name, "cpp-hand") in hand:
                 used.add((name, "cpp-hand"))
             else:
                 cpp.append((function, shape, plain_names(row["cpp"])[0], family))
         spelled = plain_names(row["python"])
         method = short if short in spelled else spelled[0] if len(spelled) == 1 else None
+        method = method if method and re.fullmatch(r"\w+", method) else None
         if shape in PYTHON_SHAPES and method:
             if (name, "python-hand") in hand:
                 used.add((name, "python-hand"))
@@ -175,14 +182,55 @@ def comment(text, indent="    ", width=100):
     return f"{indent}/* {body} */\n"
 
 
+# A bounded member's base parameters and the C arguments they give.
+CPP_BOUNDED_BASES = {
+    "unary": ([], []),
+    "count": (["std::size_t {0}"], ["{0}"]),
+    "signal": (["const signal &{0}"], ["{0}.get()"]),
+    "on": (["const queue &q"], ["q.get()"]),
+    "time": (["seconds_t {0}", "const queue &q"], ["{0}.count", "q.get()"]),
+}
+CPP_BOUNDED_NOTE = ("At most `capacity` values wait, `policy` deciding about the next "
+                    "(docs/concepts.md, \"Where values can queue\").")
+
+
+def cpp_bounded_member(function, shape, name, words):
+    """Two members: without a drop callback, and with `on_drop(value,
+    dropped)` (as on_backpressure_buffer's)."""
+    c = function["name"]
+    params = [CPP_RENAMES.get(p["name"], p["name"]) for p in function["params"][2:]]
+    base_params, base_args = CPP_BOUNDED_BASES[shape.split("+")[0]]
+    head = ", ".join([p.format(params[0] if params else "") for p in base_params]
+                     + ["std::size_t capacity", "overflow policy"])
+    args = ", ".join(["&s", "p_"] + [a.format(params[0] if params else "") for a in base_args]
+                     + ["capacity", "static_cast<sk_overflow>(policy)"])
+    plain = (comment(words) + f"    signal {name}({head}) const {{\n"
+             f"        sk_signal *s = nullptr;\n"
+             f"        detail::check({c}({args}, nullptr, nullptr, nullptr));\n"
+             f"        return adopt(s);\n    }}\n")
+    with_drop = (comment("The same, each dropped value passed to `on_drop(value, dropped)`, `dropped` the count of "
+                         "drops so far, on the thread that dropped it.") +
+                 f"    template <class F> signal {name}({head}, F &&on_drop) const {{\n"
+                 f"        using B = detail::box<std::decay_t<F>>;\n"
+                 f"        sk_signal *s = nullptr;\n"
+                 f"        detail::check({c}({args}, &on_drop_trampoline<B, F>,\n"
+                 f"                      detail::make_box(std::forward<F>(on_drop)), &B::release));\n"
+                 f"        return adopt(s);\n    }}\n")
+    return plain + with_drop
+
+
 def cpp_member(function, shape, name):
     c = function["name"]
     params = [CPP_RENAMES.get(p["name"], p["name"]) for p in function["params"][2:]]
     words = operator_words.CPP.get(c)
     if words is None:
         words = cpp_words(function["brief"]).rstrip(".") + f" ({c})."
-        if shape in CPP_NOTES:
-            words += " " + CPP_NOTES[shape]
+        if shape.split("+")[0] in CPP_NOTES:
+            words += " " + CPP_NOTES[shape.split("+")[0]]
+        if shape in BOUNDED:
+            words += " " + CPP_BOUNDED_NOTE
+    if shape in BOUNDED:
+        return cpp_bounded_member(function, shape, name, words)
     box = "detail::box<std::decay_t<F>>"
     if shape == "unary":
         body = f"signal {name}() const {{ return op(&{c}); }}"
@@ -249,8 +297,18 @@ def python_words(text):
     return text
 
 
+PYTHON_BOUNDED = ('capacity: int, overflow: Union[str, int], '
+                  'on_drop: Optional[Callable[[Any, int], object]] = None) -> "Signal[T_co]"')
+
+
 def python_signature(function, shape):
     params = [p["name"] for p in function["params"][2:]]
+    if shape in BOUNDED:
+        base = python_signature(function, shape.split("+")[0])
+        # the base's parameters, then the bounded ones (keywords after a default)
+        inside = base[1:base.index(") ->")]
+        star = "*, " if "=" in inside else ""
+        return f"({inside}, {star}{PYTHON_BOUNDED}"
     if shape == "unary":
         return '(self) -> "Signal[T_co]"'
     if shape == "count":
@@ -277,6 +335,9 @@ PYTHON_NOTES = {
     "work": "An exception in `fn` is reported (callback_error_hook), not delivered.",
     "time": "`queue` by default the default queue (package docstring, Threads).",
 }
+PYTHON_BOUNDED_NOTE = ("At most `capacity` values wait; `overflow` decides about the next (as on_backpressure_buffer's: "
+                       "\"drop_newest\", \"drop_oldest\", \"latest\", \"error\", \"block\"), each dropped value "
+                       "going to on_drop(value, dropped). ValueError for a capacity of 0 or an unknown policy.")
 
 
 def arguments(signature):
@@ -292,11 +353,25 @@ def python_method(function, shape, method):
     doc = words.get("doc")
     if doc is None:
         doc = python_words(function["brief"]).rstrip(".") + f" ({c})."
-        if shape in PYTHON_NOTES:
-            doc += " " + PYTHON_NOTES[shape]
+        if shape.split("+")[0] in PYTHON_NOTES:
+            doc += " " + PYTHON_NOTES[shape.split("+")[0]]
+        if shape in BOUNDED:
+            doc += " " + PYTHON_BOUNDED_NOTE
         doc = "\n".join(textwrap.wrap(doc, 72))
     a = arguments(signature)
-    if shape == "unary":
+    if shape in BOUNDED:
+        base = shape.split("+")[0]
+        before = {"unary": [], "count": [f'_count_arg({a[0]}, "{method}", "{a[0]}")'],
+                  "signal": [f'_signal_arg({a[0]}, "{method}")'], "on": [f'_queue_arg({a[0]}, "{method}")'],
+                  "time": [a[0], "on"]}[base]
+        body = ([f'{a[0]} = _seconds_arg({a[0]}, "{method}")',
+                 f'on = _time_queue({a[1]}, "{method}")  # held through the call: a default queue\'s only handle']
+                if base == "time" else [])
+        body += [f'size, policy = _bounded_policy("{method}", capacity, overflow, on_drop)',
+                 "with _InFlight(self) as (pointer,):  # closed: ValueError before retaining anything",
+                 f"    return _new_signal(C.{short}, pointer, {', '.join(before + ['size', 'policy'])}, "
+                 f"*_drop_arguments(on_drop, policy))"]
+    elif shape == "unary":
         body = [f"return _new_signal(C.{short}, self)"]
     elif shape == "count":
         body = [f'return _new_signal(C.{short}, self, _count_arg({a[0]}, "{method}", "{a[0]}"))']
@@ -320,7 +395,11 @@ def python_method(function, shape, method):
     else:
         raise ValueError(shape)
     lines = doc.split("\n")
-    text = f"    def {method}{signature}:\n"
+    head = f"    def {method}{signature}:"
+    if len(head) > 110:  # the parameters on two lines, the second under the first
+        cut = head.rindex(", ", 0, 110)
+        head = head[:cut + 1] + "\n" + " " * (len(f"    def {method}(")) + head[cut + 2:]
+    text = head + "\n"
     text += '        """' + lines[0] + ("\n" if len(lines) > 1 else "")
     text += "".join((f"        {line}" if line else "") + "\n" for line in lines[1:-1])
     if len(lines) > 1:
@@ -334,9 +413,9 @@ PYTHON_IMPORTS = (
     ("typing", ("TYPE_CHECKING", "Any", "Callable", "List", "Optional", "TypeVar", "Union")),
     (".._callbacks", ("_c_predicate_callback", "_c_value_callback", "_c_work_callback")),
     (".._core", ("C",)),
-    (".._handle", ("_count_arg", "_seconds_arg")),
+    (".._handle", ("_InFlight", "_count_arg", "_seconds_arg")),
     (".._asyncio", ("_time_queue",)),
-    (".._queue", ("Queue", "_queue_arg")),
+    (".._queue", ("Queue", "_bounded_policy", "_drop_arguments", "_queue_arg")),
     (".._signal_core", ("_new_signal", "_signal_arg", "_SignalCore", "_with_value")),
 )
 

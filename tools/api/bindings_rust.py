@@ -75,6 +75,49 @@ def place(name):
     return "".join(part.capitalize() for part in name.split("_"))
 
 
+# A bounded method's base parameters and the C arguments they give (the
+# bounded modifier after a base of no function: bindings.BOUNDED).
+RUST_BOUNDED_BASES = {
+    "unary": ([], []),
+    "count": (["{0}: usize"], ["{0}"]),
+    "signal": (["{0}: &Signal<U>"], ["{0}.as_raw()"]),
+    "on": (["queue: &Queue"], ["queue.as_raw()"]),
+    "time": (["{0}: Duration", "queue: &Queue"], ["to_seconds({0})", "queue.as_raw()"]),
+}
+RUST_BOUNDED_NOTE = ("At most `capacity` values wait and `overflow` says what happens to the next (docs/concepts.md, "
+                     "\"Where values can queue\"); a capacity of 0 fails the signal with `InvalidArgument`.")
+
+
+def bounded_methods(function, shape, name, doc):
+    """`name` and `name_with`, the second telling `on_drop` of each value
+    dropped (operators.rs's drop_fn; its panic goes to the failure hook)."""
+    c = function["name"]
+    params = [RUST_RENAMES.get(p["name"], p["name"]) for p in function["params"][2:]]
+    base = shape.split("+")[0]
+    base_params, base_args = RUST_BOUNDED_BASES[base]
+    head = ", ".join(["&self"] + [p.format(params[0] if params else "") for p in base_params]
+                     + ["capacity: usize", "overflow: Overflow"])
+    args = ", ".join(["out", "self.as_raw()"] + [a.format(params[0] if params else "") for a in base_args]
+                     + ["capacity", "overflow.raw()"])
+    generics = "U" if base == "signal" else ""
+    text = "".join(f"    ///{' ' if line else ''}{line}\n" for line in doc.split("\n"))
+    text += (f"    pub fn {name}{f'<{generics}>' if generics else ''}({head}) -> Signal<T> {{\n"
+             f"        operator(|out| unsafe {{ sys::{c}({args}, None, ptr::null_mut(), None) }})\n    }}\n\n")
+    text += (f"    /// [`Signal::{name}`] that tells `on_drop` of each value dropped, with the subscription's count of\n"
+             f"    /// drops so far, on the thread whose put dropped it; a panic in it goes to the failure hook.\n")
+    with_generics = ", ".join(([generics] if generics else []) + [f"F: Fn(&T, u64) + {BOUND}"])
+    text += (f"    pub fn {name}_with<{with_generics}>({head}, on_drop: F) -> Signal<T> {{\n"
+             f"        with_ctx(FnShared(on_drop), |out, ctx, release| unsafe {{\n"
+             f"            sys::{c}({args}, Some(drop_fn::<T, F>), ctx, release)\n"
+             f"        }})\n    }}\n")
+    uses = {"operator", "with_ctx", "FnShared", "drop_fn", "Overflow", "ptr"}
+    if base in ("on", "time"):
+        uses.add("Queue")
+    if base == "time":
+        uses |= {"seconds", "Duration"}
+    return text, uses
+
+
 def method(function, shape, name):
     """(the method's text, the names of operators.rs and the crate it uses)."""
     c = function["name"]
@@ -84,11 +127,15 @@ def method(function, shape, name):
     if doc is None:
         brief = rust_words(function["brief"], shape)
         doc = (brief if brief.endswith("...") else brief[:-1] if brief.endswith(".") else brief) + f" (`{c}`)."
-        if shape in RUST_NOTES:
-            doc += " " + RUST_NOTES[shape].format(name=name)
+        if shape.split("+")[0] in RUST_NOTES:
+            doc += " " + RUST_NOTES[shape.split("+")[0]].format(name=name)
+        if shape.endswith("+bounded"):
+            doc += " " + RUST_BOUNDED_NOTE
         doc = "\n".join(textwrap.wrap(doc, 100 - len("    /// ")))
     if words.get("example"):
         doc += "\n\n" + words["example"].strip("\n")
+    if shape.endswith("+bounded"):
+        return bounded_methods(function, shape, name, doc)
     call = f"sys::{c}"
     if shape == "unary":
         head, uses = f"pub fn {name}(&self) -> Signal<T>", {"operator"}
@@ -148,9 +195,10 @@ def method(function, shape, name):
 
 # Where each name the generated methods use comes from.
 IMPORTS = (
+    ("std", ("ptr",)),
     ("std::time", ("Duration",)),
-    ("super", ("map_fn", "place", "predicate_fn", "raw_list", "reduce_fn", "value_fn", "value_or_refused",
-               "with_ctx", "work_fn")),
+    ("super", ("drop_fn", "map_fn", "place", "predicate_fn", "raw_list", "reduce_fn", "value_fn",
+               "value_or_refused", "with_ctx", "work_fn", "Overflow")),
     ("crate::callback", ("FnShared",)),
     ("crate::queue", ("seconds as to_seconds", "Queue")),
     ("crate::signal", ("operator", "Signal")),
@@ -165,7 +213,12 @@ def candidates(found, hand):
     chosen, used = [], set()
     for row, function, shape, _ in found:
         spelled = re.findall(r"`([^`]+)`", row["rust"])
-        if len(spelled) != 1 or re.sub(r"`[^`]+`|\s", "", row["rust"]):
+        if shape.endswith("+bounded"):
+            # `name`, `name_with`: the one without a drop callback and the one with
+            if len(spelled) != 2 or spelled[1] != spelled[0] + "_with":
+                continue
+            spelled = spelled[:1]
+        elif len(spelled) != 1 or re.sub(r"`[^`]+`|\s", "", row["rust"]):
             continue
         name = spelled[0]
         if shape == "signals":

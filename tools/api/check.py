@@ -141,9 +141,9 @@ def check_wrappers(api, entries, report):
     speedups = set(re.findall(r"\b(sk_[a-z0-9_]+)\s*\(", "\n".join(read(path) for path in
                                                                    sorted(glob.glob(f"{SPEEDUPS}/*.[ch]")))))
     c_tests = set()
-    # operator_list.h: the operators of a standard shape, each tested through
-    # its shape by Tests/C/test_operator_shapes.c (argument errors, a build)
-    # and, with a marble case, by the marble table's C runner.
+    # operator_list.h: every operator of the table, each tested through its
+    # shape by Tests/C/test_operator_shapes.c (argument errors, a build) and,
+    # with a marble case, by the marble table's C runner.
     for path in sorted(glob.glob("Tests/C/test_*.c") + glob.glob("Tests/C/ffi/test_*.c")) + [OPERATOR_LIST]:
         c_tests |= set(re.findall(r"\bsk_[a-z0-9_]+", read(path)))
     prototypes = python_prototypes(report)
@@ -153,22 +153,24 @@ def check_wrappers(api, entries, report):
         if name not in cpp and not excused(entries, function, "cpp"):
             report(f"{place} has no C++ wrapper: wrap it in include/"
                    f"{'signalkit_test.hpp' if function['header'] == 'signalkit_test.h' else 'signalkit.hpp'} "
-                   f"(an operator of a standard shape gets its member generated once it has a row in "
-                   f"tools/api/operators.md: `make api-update`; else a member of the class of its first handle "
+                   f"(an operator of a standard shape, or of one with the bounded modifier, gets its member generated "
+                   f"once it has a row in tools/api/operators.md: `make api-update`; else a member of the class of "
+                   f"its first handle "
                    f"argument, whose pipeable api-update writes), or add `{name} cpp REASON` to {EXCEPTIONS}")
         if short not in python and name not in speedups and not excused(entries, function, "python"):
             bound = "" if prototypes is None or name in prototypes else (
                 f"run `make api-update` (it writes its prototype to {PROTOTYPES_PY}), then ")
             report(f"{place} has no Python method: {bound}call it as C.{short}(...) from a method of "
-                   f"{PYTHON_DIR}/ (an operator of a standard shape gets its method generated once it has a row in "
-                   f"tools/api/operators.md: `make api-update`; else _operators/<family>.py for a signal operator, "
+                   f"{PYTHON_DIR}/ (an operator of a standard shape, or of one with the bounded modifier, gets its method "
+                   f"generated once it has a row in tools/api/operators.md: `make api-update`; else "
+                   f"_operators/<family>.py for a signal operator, "
                    f"with a docstring and a test in Sources/python/tests), or add `{name} python REASON` to "
                    f"{EXCEPTIONS}")
         if name not in c_tests and not excused(entries, function, "ctest"):
             folder = "Tests/C/ffi/test_ffi_*.c" if function["header"] == "signalkit_ffi.h" else "Tests/C/test_*.c"
             report(f"{place} has no C test: call it in a Test() of {folder} (the file of its feature, group "
-                   f"'{function['group']}'; an operator of a standard shape with a row in tools/api/operators.md is "
-                   f"tested through its shape once `make api-update` lists it), or add `{name} ctest REASON` to "
+                   f"'{function['group']}'; an operator with a row in tools/api/operators.md is tested through its "
+                   f"shape once `make api-update` lists it), or add `{name} ctest REASON` to "
                    f"{EXCEPTIONS}")
     for check in ("cpp", "python", "ctest"):
         stale(report, entries, check)
@@ -176,16 +178,16 @@ def check_wrappers(api, entries, report):
 
 # Where an operator must be tried besides its tests: the API fuzzer, the
 # model tester (its C runner builds each operator with the C API) and the
-# abandonment sweep (test_limits.c, or through its shape, the operator list).
+# abandonment sweep (test_limits.c, through its shape: the operator list).
 TESTERS = (
     ("fuzz", ("Tests/fuzz/fuzz_api.c", "Tests/fuzz/fuzz_operators.h"),
-     "the API fuzzer: an operator of a standard shape is in Tests/fuzz/fuzz_operators.h (make api-update), any "
-     "other a case of apply_operator in Tests/fuzz/fuzz_api.c"),
+     "the API fuzzer: an operator with a row in tools/api/operators.md is in Tests/fuzz/fuzz_operators.h "
+     "(make api-update), a fuzz-hand one a case of apply_operator in Tests/fuzz/fuzz_api.c"),
     ("model", ("Tests/SwiftSignalKitTests/Model/**/*.swift",),
      "the model tester: a ModelOperator whose buildC makes it (Tests/SwiftSignalKitTests/Model/Operators)"),
     ("sweep", ("Tests/C/test_limits.c", "Tests/common/operator_list.h"),
-     "the abandonment sweep: a shape of Tests/common/operator_shapes.h (then make api-update lists it) or a "
-     "case of sweep_build in Tests/C/test_limits.c"),
+     "the abandonment sweep: a row in tools/api/operators.md (then make api-update lists it in "
+     "Tests/common/operator_list.h, which the sweep goes over)"),
 )
 
 

@@ -20,7 +20,10 @@ operator's, not one language's.
 
 import re
 
-CPP = {}
+CPP = {
+    "sk_signal_on_backpressure_buffer": ("The values one at a time, at most `capacity` waiting while one is delivered, "
+                                         "`policy` deciding about the next (sk_signal_on_backpressure_buffer)."),
+}
 
 RUST = {
     "sk_signal_map": {
@@ -53,6 +56,37 @@ assert_eq!(got, vec![1, 3, 6]);
 }
 
 PYTHON = {
+    "sk_signal_on_backpressure_buffer": {
+        "doc": """The values one at a time, at most `capacity` of them waiting while
+one is delivered (RxJava's onBackpressureBuffer,
+sk_signal_on_backpressure_buffer). A value arriving while none is
+being delivered is delivered at once, on its thread; one arriving
+meanwhile (another thread, or from inside the delivery) waits, and
+the delivering thread delivers it before it returns.
+
+When `capacity` values wait, `overflow` decides: "drop_newest" (the
+incoming value is dropped), "drop_oldest" (the oldest waiting one
+is), "latest" (the newest waiting one is replaced: the consumer ends
+with the latest), "error" (the stream fails with a SignalError
+naming the operator and the capacity, after the values waiting),
+"block" (the producing thread waits for room: nothing is dropped).
+The OVERFLOW_* constants are accepted too. Each dropped value goes to
+on_drop(value, dropped), `dropped` being the subscription's count of
+drops so far, on the thread that dropped it; an exception in it is
+reported, not raised. ValueError for a capacity of 0 or an unknown
+policy.
+
+"block" waits without the GIL (while a signal made with "block"
+exists, every put of the package lets the GIL go around the
+library's put), so the consumer's Python callbacks run meanwhile.
+Where waiting could never end, the stream fails instead with a
+SignalError saying "cannot block" (after the values waiting, the
+value dropped): a value put from inside the delivery (the consumer's
+own thread), or a deliver_on whose queue is host-drained (such as
+asyncio_queue()). Not detected: a producer holding a lock that the
+consumer's callback needs. An asyncio producer awaits
+Pipe.put_async, which waits for room without holding the loop.""",
+    },
     "sk_signal_before_next": {
         "doc": """Calls fn(value) before each value goes on (an exception is reported, not delivered).""",
     },

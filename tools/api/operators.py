@@ -7,50 +7,52 @@ naming the file, when the tree's copy differs.
   "<!-- END operators (generated) -->"
       the table of operators, every column but the marble table's, as written;
   Tests/common/operator_list.h
-      every C operator of a standard shape: {C function, marble name or
-      NULL, shape, the function} (the C marble runner, test_limits.c's
-      abandonment sweep);
-  Tests/cpp/marble_operators.hpp
-      the C++ marble runner's: {marble name, a call of the signal class's
-      member (a free function for the shape signals)};
-  Sources/python/tests/marble_operators.py
-      the Python marble runner's: {marble name: (shape, method name)};
+      every C operator of the table: a call of it from an sk_test_args (the
+      arguments of the kinds of its shape, operator_shapes.h), its entry
+      {C function, shape, conventions, kinds, call}, and the marble table's
+      names {name, operator, flag, the kinds its `op` line gives} (the C
+      marble runner, the shapes' C test, test_limits.c's abandonment sweep,
+      bench_capi's cost rows, the abandonment soak);
+  Tests/cpp/marble_operators.hpp, Sources/python/tests/marble_operators.py,
+  Sources/rust/marbles/generated/marble_operators.rs,
+  Tests/SwiftSignalKitTestingTests/MarbleTableOperators.generated.swift
+      the C++, Python, Rust and Swift marble runners': for every marble name
+      of a C operator, a call of the binding's operator (the table's column
+      of the language) spelled from its shape (tools/api/shapes.py, spell)
+      with the runner's readers of the `op` line's words (shapes.py,
+      marble_layout, says which word is which); Swift's zip and
+      combineLatest are its marble-swift-hand lines;
   Benchmarks/c/cost_operators.hpp, Benchmarks/Sources/OperatorCost/Operators.generated.swift
       the cost table's rows (issue 41) of the C++ header and of the Swift API:
-      every C operator of a standard shape, built through its shape with its
-      C++ (Swift) name, as bench_capi.c builds it from operator_list.h; the
-      arguments are Benchmarks/Sources/CostRows/include/CostRows.h's;
+      every C operator, its call spelled from its shape with the program's
+      arguments (Benchmarks/Sources/CostRows/include/CostRows.h's choices), as
+      bench_capi.c builds it from operator_list.h (COST_SWIFT_BY_HAND: the
+      Swift rows written by hand, with why);
   Sources/python/bench/cost_operators.py
       the Python rows of the cost table (`make bench-python`): every C
       operator of a standard shape with a Python name, its shape, and RxPY's
       name for it (the table's RxJS / RxPY column) where RxPY has one.
   include/signalkit.hpp (class signal's generated operators) and
   Sources/python/pysignalkit/_standard_operators.py
-      the C++ members and Python methods of the standard shapes
-      (tools/api/bindings.py says which and how);
+      the C++ members and Python methods of the standard shapes, and of
+      those with the bounded modifier (tools/api/bindings.py says which and
+      how);
   Sources/rust/rsignalkit/src/operators/standard.rs
-      the Rust methods of the standard shapes (tools/api/bindings_rust.py);
-  Sources/rust/marbles/generated/marble_operators.rs
-      the Rust marble runner's: a macro of {marble name: a call of the
-      crate's method (the table's Rust column)};
-  Tests/SwiftSignalKitTestingTests/MarbleTableOperators.generated.swift
-      the Swift marble runner's: MarbleOperators.standard, a switch of
-      {marble name: a call of the Swift operator (the table's Swift column,
-      with its first argument's label)};
-  Tests/marbles/README.md, between "<!-- BEGIN operators of a standard
-  shape (generated) -->" and its END
+      the Rust methods of the same (tools/api/bindings_rust.py);
+  Tests/marbles/README.md, between "<!-- BEGIN operators of the operator
+  table (generated) -->" and its END
       the marble vocabulary of the runners' generated operators;
   Tests/fuzz/fuzz_operators.h
-      the API fuzzer's operators of a standard shape, each at a slot that
-      is kept once given (read back from the file), so that adding an
-      operator changes no committed input's meaning.
+      the API fuzzer's operators (those of operator_list.h but its fuzz-hand
+      exceptions), each at a slot that is kept once given (read back from
+      the file), so that adding an operator changes no committed input's
+      meaning.
 
-A marble name goes into the runners' lists when its row names one C
-function with one of the standard shapes (SHAPES: read from the function's
-parameters in api.json; C_ONLY_SHAPES, now empty, would be only in operator_list.h) and the name
-is the row's only one and not marked `*`; the runners build the others by
-hand. Every operator an `op` line of
-Tests/marbles/*.marbles uses must be a marble name of the table.
+Every C operator the table names has a shape, which its shape column
+writes and table_operators checks against the declaration. Every operator
+an `op` line of Tests/marbles/*.marbles uses must be a marble name of the
+table; the runners build by hand the one whose row has no C function
+(concatMap).
 
 Usage: operators.py API.json            (from the repository's root: writes them)
        operators.py API.json --check    (says which differ; exit status 1 if any)
@@ -65,6 +67,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bindings  # noqa: E402  (beside this file)
 import bindings_rust  # noqa: E402  (beside this file)
+import shapes  # noqa: E402  (beside this file)
 
 TABLE = "tools/api/operators.md"
 DOC = "docs/operators.md"
@@ -78,26 +81,12 @@ COST_SWIFT_OUT = "Benchmarks/Sources/OperatorCost/Operators.generated.swift"
 COST_PY_OUT = "Sources/python/bench/cost_operators.py"
 MARBLES = "Tests/marbles/*.marbles"
 
-# A C function's shape: its parameters after `out`, as api.json spells them.
-SHAPES = {
-    ("sk_signal *",): "unary",
-    ("sk_signal *", "size_t"): "count",
-    ("sk_signal *", "sk_predicate_fn", "void *", "sk_release_fn"): "predicate",
-    ("sk_signal *", "sk_map_fn", "void *", "sk_release_fn"): "map",
-    ("sk_signal *", "const sk_value *"): "value",
-    ("sk_signal *", "sk_signal *"): "signal",
-    ("sk_signal *", "const sk_value *", "sk_reduce_fn", "void *", "sk_release_fn"): "reduce",
-    ("sk_signal *const *", "size_t"): "signals",
-    ("sk_signal *", "double", "sk_queue *"): "time",
-    ("sk_signal *", "sk_queue *"): "on",
-    ("sk_signal *", "sk_value_fn", "void *", "sk_release_fn"): "tap",
-    ("sk_signal *", "sk_work_fn", "void *", "sk_release_fn"): "work",
-}
-# Shapes the C lists know and the marble runners do not (none since the
-# side effects and the queue hops have cases: a runner gives a tap or work
-# shape a function that does nothing, and an on shape the case's queue).
-C_ONLY_SHAPES: set[str] = set()
-COLUMNS = ("family", "operator", "swift", "c", "cpp", "python", "rust", "rx", "marble")
+# The shapes the bindings are generated for (tools/api/bindings.py,
+# bindings_rust.py): the twelve first base shapes of tools/api/shapes.py,
+# without modifiers. Every C operator has a shape (shapes.recognize).
+STANDARD = ("unary", "count", "predicate", "map", "value", "signal", "reduce", "signals", "time", "on", "tap",
+            "work")
+COLUMNS = ("family", "operator", "swift", "c", "cpp", "python", "rust", "rx", "marble", "shape")
 
 
 def cells(line):
@@ -142,53 +131,90 @@ def read_table(path=TABLE):
 
 
 def shape_of(function):
-    return SHAPES.get(tuple(p["type"] for p in function["params"][1:]))
+    """The standard shape of a C function (one of STANDARD), else None."""
+    found = shapes.recognize(function)
+    if found is None:
+        return None
+    shape = found[0]
+    return shape.base if shape.base in STANDARD and not shape.bounded and not shape.flag else None
 
 
-def c_operators(rows, api):
-    """[(C function, marble name or None, shape)] of every C function of a
-    standard shape the table names, in the table's order."""
-    functions = {f["name"]: f for f in api["functions"]}
-    found = []
+def spelled_names(row, c):
+    """{language: shapes.Spelled or None} of a row, its C function `c`."""
+    short = c[len("sk_signal_"):]
+    return {language: shapes.spelled(row[column], language, short)
+            for language, column in (("C++", "cpp"), ("Python", "python"), ("Rust", "rust"), ("Swift", "swift"))}
+
+
+def described_operators(rows):
+    """{marble name: (shapes.Operator, the flag it sets)} of the C operators
+    as the table's shape column describes them, without api.json (which
+    table_operators checks them against): tools/docs/examples.py's."""
+    found = {}
     for row in rows:
-        marble = names(row["marble"])
-        single = marble[0] if len(marble) == 1 and not marble[0].endswith("*") else None
-        for c in names(row["c"]):
-            if c in functions and shape_of(functions[c]):
-                found.append((c, single, shape_of(functions[c])))
+        c = [n for n in names(row["c"]) if n.startswith("sk_")]
+        shape = shapes.parse_cell(row["shape"])
+        if len(c) != 1 or shape is None:
+            continue
+        op = shapes.Operator(c[0], shape, shapes.marble_names(row["marble"], shape), spelled_names(row, c[0]),
+                             shapes.position_of(shape), row)
+        found.update({marble: (op, flag) for marble, flag in op.marble})
     return found
 
 
-def runner_operators(rows, api):
-    """[(marble name, shape, C function, Python method, C++ name)] of the
-    standard shapes, and the problems found."""
+def binding_shape_of(function):
+    """The shape a binding is generated for (bindings.py, bindings_rust.py):
+    a standard one, or one of them with the bounded modifier after it
+    (bindings.BOUNDED: "on+bounded"); else None."""
+    found = shapes.recognize(function)
+    if found is None or found[0].flag:
+        return None
+    shape, position = found
+    if not shape.bounded:
+        return shape.base if shape.base in STANDARD else None
+    name = f"{shape.base}+bounded"
+    return name if name in bindings.BOUNDED and position == "end" else None
+
+
+def table_operators(rows, api):
+    """[shapes.Operator] of every C operator the table names, in its order,
+    and the problems found: a shape column that is not what the C
+    declaration gives, a C function of no shape."""
     functions = {f["name"]: f for f in api["functions"]}
     found, problems = [], []
     for row in rows:
-        marble = names(row["marble"])
+        where = f"{TABLE}:{row['line']}"
         c = [n for n in names(row["c"]) if n.startswith("sk_")]
-        if len(marble) != 1 or marble[0].endswith("*") or len(c) != 1:
+        try:
+            written = shapes.parse_cell(row["shape"])
+        except SyntaxError as problem:
+            problems.append(f"{where}: the shape column: {problem}")
             continue
-        if c[0] not in functions:
-            problems.append(f"{TABLE}:{row['line']}: {c[0]} is not a function of the headers")
+        if not c:
+            if written is not None:
+                problems.append(f"{where}: a shape ({row['shape']}) in a row with no C function: leave it empty")
             continue
-        shape = shape_of(functions[c[0]])
-        if shape is None or shape in C_ONLY_SHAPES:
+        if len(c) != 1 or c[0] not in functions:
+            problems.append(f"{where}: the C column names {', '.join(c)}: one function of the headers, or none")
             continue
-        python = names(row["python"])
-        if not python:
-            problems.append(f"{TABLE}:{row['line']}: `{marble[0]}` has a C function of shape {shape} but no Python name")
+        recognized = shapes.recognize(functions[c[0]])
+        if recognized is None:
+            problems.append(f"{where}: the parameters of {c[0]} are no shape of tools/api/shapes.py (a base shape, "
+                            f"`bounded`, a flag): add a base shape there (docs/maintainers/adding-an-operator.md, "
+                            f"\"Another shape\")")
             continue
-        cpp = names(row["cpp"])
-        if not cpp:
-            problems.append(f"{TABLE}:{row['line']}: `{marble[0]}` has a C function of shape {shape} but no C++ name")
+        shape, position = recognized
+        if written is None or (written.base, written.bounded, written.flag) != (shape.base, shape.bounded, shape.flag):
+            said = f"says {row['shape']}" if written else "is empty"
+            problems.append(f"{where}: the shape column {said}, and the declaration of {c[0]} gives "
+                            f"{shape.text()}: write that")
             continue
-        # Python's method: the C function's name when the column has it
-        # (beforeNext's `before_next`, the side effect, not `tap`, a Python
-        # stage whose raise ends the stream as map's does), else the first.
-        short = c[0][len("sk_signal_"):]
-        method = short if short in python else python[0].split(".")[-1]
-        found.append((marble[0], shape, c[0], method, cpp[0]))
+        shape = shapes.Shape(shape.base, shape.bounded, shape.flag, written.conventions)
+        if position != shapes.position_of(shape):
+            problems.append(f"{where}: {c[0]}'s bounded arguments are not where tools/api/shapes.py's position_of "
+                            f"says: update it")
+        found.append(shapes.Operator(c[0], shape, shapes.marble_names(row["marble"], shape), spelled_names(row, c[0]),
+                                     position, row))
     return found, problems
 
 
@@ -208,206 +234,278 @@ def used_marble_operators():
 
 
 def doc_block(header, rows):
-    """Every column but the marble table's."""
-    shown = len(COLUMNS) - 1
+    """Every column but the marble table's and the shape."""
+    shown = COLUMNS.index("marble")
     lines = ["| " + " | ".join(cells(header)[:shown]) + " |", "|" + "---|" * shown]
     lines += ["| " + " | ".join(row[column] for column in COLUMNS[:shown]) + " |" for row in rows]
     return "\n".join(lines)
 
 
+# How the C call of a thunk passes each kind (operator_shapes.h's fields).
+C_FIELDS = {kind: f"a->{kind}" for kind in shapes.KINDS}
+C_FIELDS.update({"signals": "a->signals, a->signal_count", "ctx": "a->ctx, a->release"})
+
+
+def c_kinds(kinds):
+    return "{" + ", ".join(f"SK_ARG_{kind.upper()}" for kind in kinds or ("none",)) + "}"
+
+
 def c_header(operators):
+    """operator_list.h: a call of each operator from an sk_test_args, its
+    entry, and the marble table's names."""
     lines = [
         "/* GENERATED FILE, DO NOT EDIT: written by tools/api/operators.py from",
-        " * tools/api/operators.md (`make api-update`). Every C operator of a",
-        " * standard shape (operator_shapes.h), with its marble table name. */",
+        " * tools/api/operators.md and the C declarations (`make api-update`). Every",
+        " * C operator of the operator table: a call of it with the arguments of its",
+        " * kinds (operator_shapes.h), its entry, and the marble table's names. */",
         "#ifndef SIGNALKIT_TESTS_OPERATOR_LIST_H",
         "#define SIGNALKIT_TESTS_OPERATOR_LIST_H",
         "",
         '#include "operator_shapes.h"',
         "",
-        "static const sk_test_operator SK_TEST_OPERATORS[] = {",
     ]
-    for function, marble, shape in operators:
-        quoted = f'"{marble}"' if marble else "NULL"
-        lines.append(f'    {{"{function}", {quoted}, SHAPE_{shape.upper()}, {{.{shape} = {function}}}}},')
-    lines += ["};", "", "#define SK_TEST_OPERATOR_COUNT (sizeof SK_TEST_OPERATORS / sizeof SK_TEST_OPERATORS[0])",
-              "", "#endif"]
+    for op in operators:
+        short = op.c[len("sk_signal_"):]
+        lines += [f"static inline int sk_test_call_{short}(sk_signal **out, const sk_test_args *a) {{",
+                  f"    return {shapes.spell('C', op, C_FIELDS)};", "}"]
+    lines += ["", "static const sk_test_operator SK_TEST_OPERATORS[] = {"]
+    index = {}
+    for number, op in enumerate(operators):
+        index[op.c] = number
+        conventions = " | ".join(f"SK_TEST_{c.upper().replace(' ', '_')}" for c in op.shape.conventions) or "0"
+        lines.append(f'    {{"{op.c}", "{op.shape.name()}", {conventions}, {c_kinds(op.kinds())}, '
+                     f'sk_test_call_{op.c[len("sk_signal_"):]}}},')
+    lines += ["};", "", "#define SK_TEST_OPERATOR_COUNT (sizeof SK_TEST_OPERATORS / sizeof SK_TEST_OPERATORS[0])", "",
+              "/* The marble table's names: each one's operator, the flag it sets and the",
+              " * kinds its `op` line gives (tools/api/shapes.py, marble_layout). */",
+              "static const sk_test_marble SK_TEST_MARBLES[] = {"]
+    for op in operators:
+        for marble, flag in op.marble:
+            lines.append(f'    {{"{marble}", &SK_TEST_OPERATORS[{index[op.c]}], {"true" if flag else "false"}, '
+                         f'{c_kinds(shapes.marble_layout(op.shape))}}},')
+    lines += ["};", "", "#define SK_TEST_MARBLE_COUNT (sizeof SK_TEST_MARBLES / sizeof SK_TEST_MARBLES[0])", "",
+              "#endif"]
     return "\n".join(lines) + "\n"
 
 
-# How many arguments an `op` line of each shape has (-1: one or more), and
-# how the C++ runner's `operation` (test_marble_table.cpp) reads them into
-# the call.
-# -1: the call reads them (one input or more; a side effect's optional `!K`,
-# its function failing: Tests/marbles/README.md's "Functions").
-ARGUMENTS = {"unary": 0, "count": 1, "predicate": 1, "map": 1, "value": 1, "signal": 1, "reduce": 2, "signals": -1,
-             "time": 1, "on": 0, "tap": -1, "work": -1}
-CPP_CALLS = {
-    "unary": "a.s.{name}()",
-    "count": "a.s.{name}(a.count())",
-    "predicate": "a.s.{name}(a.predicate())",
-    "map": "a.s.{name}(a.map())",
-    "value": "a.s.{name}(a.value())",
-    "signal": "a.s.{name}(a.input())",
-    "reduce": "a.s.{name}(a.initial(), a.binary())",
-    "signals": "sk::{name}(a.inputs())",
-    "time": "a.s.{name}(a.seconds(), a.queue())",
-    "on": "a.s.{name}(a.queue())",
-    "tap": "a.s.{name}(a.look())",
-    "work": "a.s.{name}(a.work())",
+# ---------------------------------------------------------------------------
+# The marble runners
+# ---------------------------------------------------------------------------
+
+def marble_words(shape):
+    """({kind: the index of its first word in an `op` line, 1 the first
+    after the name}, the index after them, whether the line's length varies
+    (a list of inputs, an optional word, the inputs of a signal of signals))."""
+    at, found = 1, {}
+    for kind in shapes.marble_layout(shape):
+        found[kind] = at
+        at += 2 if kind == "action" else 1
+    varies = any(kind in shapes.TRAILING for kind in found) or "of signals" in shape.conventions
+    return found, at, varies
+
+
+def runner_call(language, op, flag, reader, source, optional, groups):
+    """The call of a marble runner in `language` for a name of `op` (which
+    sets the flag to `flag`): `reader(kind, index)` spells the runner's
+    reading of a kind from the line's word `index` (None: the case's, a
+    queue); `source(index)` the upstream (of signals: mapped over the inputs
+    named from `index`, else None: the case's signal); `optional(index,
+    with_it, without_it)` chooses by the line's length; `groups(call)`
+    merges groups."""
+    indexes, after, _ = marble_words(op.shape)
+    literal = {"C++": ("true", "false"), "Python": ("True", "False"), "Rust": ("true", "false"),
+               "Swift": ("true", "false")}[language]
+
+    def arguments(with_delay):
+        found = {"source": source(after if "of signals" in op.shape.conventions else None)}
+        for kind in op.kinds():
+            if kind in indexes and kind != "delay":
+                found[kind] = reader(kind, indexes[kind])
+            elif kind == "queue":
+                found[kind] = reader("queue", None)
+            elif kind == "flag":
+                found[kind] = literal[0] if flag else literal[1]
+        if with_delay:
+            found["delay"] = reader("delay", indexes["delay"])
+            found["delay_queue"] = reader("queue", None)
+        return found
+
+    call = shapes.spell(language, op, arguments(False))
+    if "delay" in indexes:
+        if optional is None:
+            return shapes.spell(language, op, arguments(True)), call
+        call = optional(indexes["delay"], shapes.spell(language, op, arguments(True)), call)
+    return groups(call) if groups and "groups" in op.shape.conventions else call
+
+
+def runner_names(operators, language, hand=()):
+    """[(marble name, operator, flag)] of the operators a runner in
+    `language` generates (not those of `hand`), and the problems found."""
+    found, problems = [], []
+    for op in operators:
+        if op.c in hand:
+            continue
+        if op.names.get(language) is None:
+            problems.append(f"{TABLE}: {op.c} has no {language} name: its {language} marble runner cannot apply it")
+            continue
+        found += [(marble, op, flag) for marble, flag in op.marble]
+    return found, problems
+
+
+# The C++ runner (test_marble_table.cpp): `operation`'s readers of a line's
+# words, by kind.
+CPP_READERS = {
+    "count": "a.count({i})", "concurrency": "a.count({i})", "retries": "a.count_or_zero({i})",
+    "capacity": "a.count_or_zero({i})", "overflow": "a.overflow({i})", "predicate": "a.predicate({i})",
+    "map": "a.map({i})", "fold": "a.binary({i})", "value": "a.value({i})", "initial": "a.initial({i})",
+    "other": "a.input({i})", "signals": "a.inputs({i})", "seconds": "a.seconds({i})", "most": "a.seconds({i})",
+    "delay": "a.seconds({i})", "queue": "a.queue()", "look": "a.look({i})", "work": "a.work({i})",
+    "inner": "a.inner({i})", "action": "a.action({i})", "make": "a.make({i})",
 }
 
 
 def cpp_header(operators):
+    """The C++ runner's operators, and the problems found."""
+    found, problems = runner_names(operators, "C++")
     lines = [
         "/* GENERATED FILE, DO NOT EDIT: written by tools/api/operators.py from",
         " * tools/api/operators.md (`make api-update`). The marble table's",
-        " * operators whose C function has a standard shape, each a call of",
-        " * signalkit.hpp read from its shape; test_marble_table.cpp defines",
-        " * `operation` and `marble_operator` and builds the others by hand. */",
+        " * operators, each a call of signalkit.hpp spelled from its shape",
+        " * (tools/api/shapes.py) with `operation`'s readers of the line's words, and",
+        " * its count of words (-1: it varies); test_marble_table.cpp defines",
+        " * `operation` and `marble_operator` and builds concatMap by hand. */",
         "const marble_operator marble_operators[] = {",
     ]
-    for marble, shape, _, _, cpp in operators:
-        call = CPP_CALLS[shape].format(name=cpp)
-        lines.append(f'    {{"{marble}", {ARGUMENTS[shape]}, [](const operation &a) {{ return {call}; }}}},')
+    for marble, op, flag in found:
+        _, after, varies = marble_words(op.shape)
+        call = runner_call("C++", op, flag, lambda kind, i: CPP_READERS[kind].format(i=i),
+                           lambda i: "a.s" if i is None else f"a.upstream({i})",
+                           lambda i, with_it, without: f"a.has({i}) ? {with_it} : {without}",
+                           lambda made: f"a.groups({made})")
+        lines.append(f'    {{"{marble}", {-1 if varies else after - 1}, [](const operation &a) {{ return {call}; }}}},')
     lines.append("};")
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines) + "\n", problems
+
+
+# The Python runner (test_marble_table.py): its Line's readers of a line's
+# words, by kind.
+PY_READERS = dict(CPP_READERS, concurrency="a.count({i})", retries="a.count_or_zero({i})",
+                  capacity="a.count_or_zero({i})", predicate="a.function({i})", map="a.function({i})",
+                  fold="a.function({i})", initial="a.integer({i})", signals="*a.inputs_from({i})", queue="a.queue")
 
 
 def python_module(operators):
+    """The Python runner's operators, and the problems found."""
+    found, problems = runner_names(operators, "Python")
     lines = [
         '"""GENERATED FILE, DO NOT EDIT: written by tools/api/operators.py from',
-        "tools/api/operators.md (`make api-update`). The marble table's operators",
-        "whose C function has a standard shape: name -> (shape, method; the",
-        "shape signals calls it on the class);",
-        'test_marble_table.py builds the others by hand."""',
+        "tools/api/operators.md (`make api-update`). The marble table's operators:",
+        "name -> (its count of words, -1 where it varies; a call of the package",
+        "spelled from its shape, tools/api/shapes.py, with the readers of",
+        'test_marble_table.py\'s Line); that file builds concatMap by hand."""',
+        "import pysignalkit as sk",
         "",
         "MARBLE_OPERATORS = {",
     ]
-    for marble, shape, _, method, _ in operators:
-        lines.append(f'    "{marble}": ("{shape}", "{method}"),')
+    for marble, op, flag in found:
+        _, after, varies = marble_words(op.shape)
+        call = runner_call("Python", op, flag, lambda kind, i: PY_READERS[kind].format(i=i),
+                           lambda i: "a.source" if i is None else f"a.upstream({i})",
+                           lambda i, with_it, without: f"({with_it} if a.has({i}) else {without})",
+                           lambda made: f"a.groups({made})")
+        lines.append(f'    "{marble}": ({-1 if varies else after - 1}, lambda a: {call}),')
     lines.append("}")
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines) + "\n", problems
 
 
-def cost_rows(rows, api):
-    """[(row, C function, shape, C++ name, Swift name)] of every C operator
-    of a standard shape, the row named after the C function without
-    `sk_signal_`."""
-    functions = {f["name"]: f for f in api["functions"]}
-    found = []
-    for row in rows:
-        for c in names(row["c"]):
-            if c in functions and shape_of(functions[c]):
-                cpp, swift = names(row["cpp"]), names(row["swift"])
-                found.append((c[len("sk_signal_"):], c, shape_of(functions[c]), cpp[0] if cpp else None,
-                              swift[0] if swift else None))
-    return found
 
-
-# The cost table's C++ rows: a call of signalkit.hpp per shape, with the
-# arguments of bench_cpp.cpp's cost_args (CostRows.h's choices).
-COST_CPP_CALLS = {
-    "unary": "a.s.{name}()",
-    "count": "a.s.{name}(a.count())",
-    "predicate": "a.s.{name}(a.predicate())",
-    "map": "a.s.{name}(a.map())",
-    "value": "a.s.{name}(sk::value(0))",
-    "signal": "a.s.{name}(a.other())",
-    "reduce": "a.s.{name}(sk::value(0), a.fold())",
-    "signals": "sk::{name}({{a.s, a.s}})",
-    "time": "a.s.{name}(COST_SECONDS, a.queue())",
-    "on": "a.s.{name}(a.queue())",
-    "tap": "a.s.{name}(a.look())",
-    "work": "a.s.{name}(a.work())",
+# The cost table's C++ rows: each operator's call of signalkit.hpp spelled
+# from its shape, with bench_cpp.cpp's cost_args (CostRows.h's choices) for
+# each kind.
+COST_CPP_ARGUMENTS = {
+    "source": "a.s", "count": "a.count()", "concurrency": "COST_CONCURRENCY", "retries": "COST_RETRIES",
+    "predicate": "a.predicate()", "map": "a.map()", "value": "sk::value(0)", "initial": "sk::value(0)",
+    "fold": "a.fold()", "other": "a.other()", "signals": "{a.s, a.s}", "seconds": "cost_seconds(a.row)",
+    "most": "COST_MOST", "queue": "a.queue()", "look": "a.look()", "work": "a.work()", "inner": "a.inner()",
+    "action": "a.action()", "make": "a.make()", "flag": "false", "capacity": "COST_CAPACITY",
+    "overflow": "sk::overflow::drop_newest",
 }
 
 
-def cost_cpp(rows):
+def cost_cpp(operators):
+    """The C++ rows, and the problems found."""
+    found, problems = runner_names(operators, "C++")
     lines = [
         "/* GENERATED FILE, DO NOT EDIT: written by tools/api/operators.py from",
         " * tools/api/operators.md (`make api-update`). The cost table's rows of the",
-        " * C++ header (issue 41): every C operator of a standard shape, through its",
-        " * C++ name and shape; bench_cpp.cpp defines cost_args and cost_operator",
-        " * and builds the others by hand. */",
+        " * C++ header (issue 41): every C operator, a call spelled from its shape",
+        " * (tools/api/shapes.py) with cost_args' arguments, and whether its input is a",
+        " * signal of signals; bench_cpp.cpp defines cost_args and cost_operator and",
+        " * builds the rows that are no operator. */",
         "const cost_operator cost_operators[] = {",
     ]
-    for row, _, shape, cpp, _ in rows:
-        if cpp is None:
+    seen = set()
+    for _, op, _ in found:
+        if op.c in seen:
             continue
-        call = COST_CPP_CALLS[shape].format(name=cpp)
-        lines.append(f'    {{"{row}", [](const cost_args &a) {{ return {call}; }}}},')
+        seen.add(op.c)
+        call = shapes.spell("C++", op, COST_CPP_ARGUMENTS)
+        signals = "true" if "of signals" in op.shape.conventions else "false"
+        lines.append(f'    {{"{op.c[len("sk_signal_"):]}", {signals}, [](const cost_args &a) {{ return {call}; }}}},')
     lines.append("};")
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines) + "\n", problems
 
 
-# The cost table's Swift rows: the operator table's Swift name applied
-# through the C function's shape, with OperatorCost's arguments (CostRows.h's
-# choices). A Swift operator whose signature is not its shape's is written
-# by hand in OperatorCost/main.swift: listed here with the reason.
+# The cost table's Swift rows: each operator's call of the Swift API spelled
+# from its shape, with OperatorCost's arguments (CostRows.h's choices) for
+# each kind. A Swift operator whose call is not its shape's is written by
+# hand in OperatorCost/main.swift: listed here with the reason.
 COST_SWIFT_ARGUMENTS = {
-    "unary": None,
-    "count": ["a.count"],
-    "predicate": ["a.predicate"],
-    "map": ["a.map"],
-    "value": ["0"],
-    "signal": ["a.other"],
-    "reduce": ["0", "a.fold"],
-    "time": ["COST_SECONDS", "queue: a.queue"],
-    "on": ["a.queue"],
-    "tap": ["a.look"],
-    "work": ["a.work"],
+    "source": "a.source", "count": "a.count", "concurrency": "Int(COST_CONCURRENCY)", "retries": "Int(COST_RETRIES)",
+    "predicate": "a.predicate", "map": "a.map", "value": "0", "initial": "0", "fold": "a.fold", "other": "a.other",
+    "signals": "[a.source, a.source]", "seconds": "cost_seconds(a.row)", "most": "COST_MOST", "queue": "a.queue",
+    "look": "a.look", "work": "a.work", "inner": "singleOf",
+    "action": "{ _ in SignalTakeAction(passthrough: true, complete: false) }", "make": "{ a.source }", "flag": "false",
+    "capacity": "Int(COST_CAPACITY)", "overflow": ".dropNewest",
 }
 COST_SWIFT_BY_HAND = {
     # row: why its Swift row is written by hand (OperatorCost/main.swift)
-    "switch_to_latest": "a signal of signals as its input",
-    "queue": "a signal of signals as its input",
-    "throttled": "a signal of signals as its input",
     "last": "labelled (`last(signal:)`)",
     "reduce_left": "labelled (`reduceLeft(value:f:)`)",
     "zip": "the two-signal form `zip(a, b)`, as a user writes it (a tuple per value; the array form "
            "`zip([a, b])` makes an array per value)",
+    "combine_latest": "the two-signal form `combineLatest(a, b)`, as zip's",
 }
 
 
-def swift_call(name, shape):
-    """The Swift operator `name` (the table's spelling: `first(where:)` is
-    `first` with its first argument labelled `where`) applied as `shape`."""
-    arguments = COST_SWIFT_ARGUMENTS[shape]
-    match = re.fullmatch(r"(\w+)\((\w+):\)", name)
-    base, label = (match.group(1), match.group(2)) if match else (name, None)
-    if arguments is None:
-        return base
-    arguments = list(arguments)
-    if label:
-        arguments[0] = f"{label}: {arguments[0]}"
-    return f"{base}({', '.join(arguments)})"
-
-
-def cost_swift(rows):
+def cost_swift(operators):
+    """The Swift rows, and the problems found."""
+    found, problems = runner_names(operators, "Swift")
     lines = [
         "// GENERATED FILE, DO NOT EDIT: written by tools/api/operators.py from",
         "// tools/api/operators.md (`make api-update`). The cost table's rows of the",
-        "// Swift API (issue 41): every C operator of a standard shape, through its",
-        "// Swift name and the C function's shape; main.swift defines CostArguments",
-        "// and builds the others by hand (tools/api/operators.py, COST_SWIFT_BY_HAND,",
-        "// says why each).",
+        "// Swift API (issue 41): every C operator, a call spelled from its shape",
+        "// (tools/api/shapes.py) with CostArguments' arguments, and whether its input",
+        "// is a signal of signals; main.swift defines CostArguments and builds the",
+        "// others by hand (tools/api/operators.py, COST_SWIFT_BY_HAND, says why each).",
         "import CostRows",
         "import SwiftSignalKit",
         "",
-        "func generatedCostRows() -> [(String, (CostArguments) -> Disposable)] {",
+        "func generatedCostRows() -> [CostRow] {",
         "    [",
     ]
-    for row, _, shape, _, swift in rows:
-        if swift is None or row in COST_SWIFT_BY_HAND:
+    seen = set()
+    for _, op, _ in found:
+        row = op.c[len("sk_signal_"):]
+        if op.c in seen or row in COST_SWIFT_BY_HAND:
             continue
-        if shape == "signals":
-            call = f"{swift}([a.source, a.source])"
-        else:
-            call = f"a.source |> {swift_call(swift, shape)}"
-        lines.append(f'        ("{row}", {{ a in a.start({call}) }}),')
+        seen.add(op.c)
+        signals = "of signals" in op.shape.conventions
+        arguments = dict(COST_SWIFT_ARGUMENTS, source="a.signals" if signals else "a.source")
+        call = shapes.spell("Swift", op, arguments)
+        lines.append(f'        CostRow("{row}", signals: {"true" if signals else "false"}) {{ a in a.start({call}) }},')
     lines += ["    ]", "}"]
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines) + "\n", problems
 
 # The Python rows (bench.py, `make bench-python`): no queue or time (their
 # cost per value is the host loop's, not the operator's) and no signal of
@@ -464,7 +562,7 @@ def cost_python(rows, api):
             lines.append(f'    ("{name}", "{shape}", "{method}", {repr(rx)}),')
     lines.append("]")
     return "\n".join(lines) + "\n"
-# The API fuzzer's operators of a standard shape (Tests/fuzz/fuzz_operators.h).
+# The API fuzzer's operators (Tests/fuzz/fuzz_operators.h).
 FUZZ_OUT = "Tests/fuzz/fuzz_operators.h"
 FUZZ_HARNESS = "Tests/fuzz/fuzz_api.c"
 # A new operator's slot: after every slot in use, and never below this (the
@@ -480,7 +578,7 @@ def fuzz_slots():
             text = handle.read()
     except FileNotFoundError:
         return {}
-    return {name: int(slot) for slot, name in re.findall(r'\[(\d+)\] = \{\{"(sk_[a-z0-9_]+)"', text)}
+    return {name: int(slot) for slot, name in re.findall(r'\[(\d+)\] = \{\{?"(sk_[a-z0-9_]+)"', text)}
 
 
 def fuzz_hand_slots():
@@ -493,42 +591,40 @@ def fuzz_hand_slots():
     return {int(n) for n in re.findall(r"\bcase (\d+):", text[start:end])} if start >= 0 else set()
 
 
-def positive(function, shape):
-    """Whether the fuzzer gives the operator's count or time at least 1 / a
-    quarter second: a count documented "At least 1", a time whose timer
-    repeats (its brief says each window or each period: 0 would fire for
-    ever on the fuzzer's virtual clock)."""
-    if shape == "count":
-        return function["params"][2]["doc"].startswith("At least 1")
-    if shape == "time":
-        return re.search(r"\beach (window|period)\b", function["brief"]) is not None
-    return False
+def positive(operator, function):
+    """Whether the fuzzer gives the operator's count at least 1 (documented
+    "At least 1"), or its time at least a quarter second (a timer that
+    repeats, its brief saying each window or period: 0 would fire for ever on
+    the fuzzer's virtual clock)."""
+    params = dict(zip(operator.kinds(), function["params"][1:]))
+    for kind in ("count", "concurrency"):
+        if kind in params and re.match(r"(?i)(as [^:]*: )?at least 1\b", params[kind]["doc"]):
+            return True
+    return "seconds" in params and re.search(r"\b(each|per) (window|period)\b", function["brief"]) is not None
 
 
-def fuzz_header(rows, api):
+def fuzz_header(operators, api):
     """fuzz_operators.h, and the problems found."""
     functions = {f["name"]: f for f in api["functions"]}
     hand = {key[0]: where for key, where in bindings.hand_written().items() if key[1] == "fuzz-hand"}
     problems = []
-    operators = []
-    for name, _, shape in c_operators(rows, api):
-        if name in hand:
-            hand[name] = None
+    applied = []
+    index = {op.c: number for number, op in enumerate(operators)}
+    for op in operators:
+        if op.c in hand:
+            hand[op.c] = None
         else:
-            operators.append((name, shape))
+            applied.append(op)
     for name, where in sorted(hand.items()):
         if where is not None:
-            problems.append(f"{where}: the exception `{name} fuzz-hand` excuses nothing now (not an operator of a "
-                            f"standard shape of {TABLE}): remove the entry")
+            problems.append(f"{where}: the exception `{name} fuzz-hand` excuses nothing now (not an operator of "
+                            f"{TABLE}): remove the entry")
     slots = fuzz_slots()
     taken = fuzz_hand_slots()
-    given = {}
-    for name, shape in operators:
-        if name in slots:
-            given[name] = slots[name]
-    for name, shape in operators:
-        if name not in given:
-            given[name] = max([FUZZ_FIRST_NEW_SLOT - 1, *given.values(), *taken]) + 1
+    given = {op.c: slots[op.c] for op in applied if op.c in slots}
+    for op in applied:
+        if op.c not in given:
+            given[op.c] = max([FUZZ_FIRST_NEW_SLOT - 1, *given.values(), *taken]) + 1
     for name, slot in sorted(given.items(), key=lambda item: item[1]):
         if slot in taken:
             problems.append(f"{FUZZ_OUT}: the slot {slot} of {name} is also a hand-written case of {FUZZ_HARNESS}'s "
@@ -538,240 +634,212 @@ def fuzz_header(rows, api):
     lines = [
         "/* GENERATED FILE, DO NOT EDIT: written by tools/api/operators.py from",
         " * tools/api/operators.md (`make api-update`). The API fuzzer's operators",
-        " * of a standard shape (operator_shapes.h), each at its slot: the value of",
-        " * the operator byte that applies it (Tests/fuzz/fuzz_api.c, apply_operator).",
-        " * A slot, once given, is kept (api-update reads this file back), and a new",
-        f" * operator takes the next after every slot in use (at least {FUZZ_FIRST_NEW_SLOT}), so that",
-        " * an input of the corpus keeps its meaning when operators are added.",
-        " * `positive`: its count is at least 1, or its time at least 0.25 s. */",
+        " * (operator_list.h), each at its slot: the value of the operator byte that",
+        " * applies it (Tests/fuzz/fuzz_api.c, apply_operator; its hand-written cases",
+        " * are the fuzz-hand lines of tools/api/exceptions.txt). A slot, once given,",
+        " * is kept (api-update reads this file back), and a new operator takes the",
+        f" * next after every slot in use (at least {FUZZ_FIRST_NEW_SLOT}), so that an input of the corpus",
+        " * keeps its meaning when operators are added. `positive`: its count is at",
+        " * least 1, or its time at least 0.25 s. */",
         "#ifndef SIGNALKIT_TESTS_FUZZ_OPERATORS_H",
         "#define SIGNALKIT_TESTS_FUZZ_OPERATORS_H",
         "",
         "#include <stdbool.h>",
         "",
-        '#include "operator_shapes.h"',
+        '#include "operator_list.h"',
         "",
         "typedef struct fuzz_operator {",
-        "    sk_test_operator op;",
+        "    const char *name;",
+        "    const sk_test_operator *op;",
         "    bool positive;",
         "} fuzz_operator;",
         "",
         "static const fuzz_operator FUZZ_OPERATORS[256] = {",
     ]
-    shapes = dict(operators)
+    by_name = {op.c: op for op in applied}
     for name, slot in sorted(given.items(), key=lambda item: item[1]):
-        shape = shapes[name]
-        flag = "true" if positive(functions[name], shape) else "false"
-        lines.append(f'    [{slot}] = {{{{"{name}", NULL, SHAPE_{shape.upper()}, {{.{shape} = {name}}}}}, {flag}}},')
+        flag = "true" if positive(by_name[name], functions[name]) else "false"
+        lines.append(f'    [{slot}] = {{"{name}", &SK_TEST_OPERATORS[{index[name]}], {flag}}},')
     lines += ["};", "", "#endif"]
     return "\n".join(lines) + "\n", problems
 
 
 # The Rust runner's operators (Sources/rust/marbles/marbles.rs includes it):
-# a macro expanded in its `apply`, given the names of that function's
-# argument readers.
+# a macro expanded in its `apply`, given its Line of the `op` line's words.
 RUST_OUT = "Sources/rust/marbles/generated/marble_operators.rs"
-RUST_CALLS = {
-    "unary": "$signal.{name}()",
-    "count": "$signal.{name}(usize::try_from($count(0)?).unwrap_or(usize::MAX))",
-    "predicate": "{{ let f = predicate(&$arg(0)?, $at)?; $signal.{name}(move |v| f(int(v))) }}",
-    "map": "{{ let f = unary(&$arg(0)?, $at)?; $signal.{name}(move |v| AnyValue::Int(f(int(&v)))) }}",
-    "value": "$signal.{name}(value_of(&$arg(0)?)?)",
-    "signal": "$signal.{name}(&$named(&$arg(0)?)?)",
-    "reduce": ("{{ let f = binary(&$arg(0)?, $at)?; "
-               "$signal.{name}(AnyValue::Int($count(1)?), move |a: AnyValue, x: AnyValue| AnyValue::Int(f(int(&a), int(&x)))) }}"),
-    "signals": "Signal::{name}(&$all_named()?)",
-    "time": "$signal.{name}($frames(0)?, $q)",
-    "on": "$signal.{name}($q)",
-    # The runner's look and work read a side effect's optional `!K` (`!`).
-    "tap": "{{ let f = look(&$arg, $at)?; $signal.{name}(move |v| f(v)) }}",
-    "work": "{{ let f = work(&$arg, $at)?; $signal.{name}(move || f()) }}",
+# The Rust runner's readers of a line's words, by kind (marbles.rs's Line;
+# the closures are written here, where each operator's bound infers their
+# parameter: map's a value, group_by's a reference).
+RUST_READERS = {
+    "count": "$a.count({i})?", "concurrency": "$a.count({i})?", "retries": "$a.count_or_zero({i})?",
+    "capacity": "$a.count_or_zero({i})?", "overflow": "$a.overflow({i})?",
+    "predicate": "{{ let f = $a.predicate({i})?; move |v| f(int(v)) }}",
+    "map": "{{ let f = $a.unary({i})?; move |v| AnyValue::Int(f(int(&v))) }}",
+    "fold": "{{ let f = $a.binary({i})?; move |acc: AnyValue, x: AnyValue| AnyValue::Int(f(int(&acc), int(&x))) }}",
+    "value": "$a.value({i})?", "initial": "AnyValue::Int($a.integer({i})?)", "other": "&$a.input({i})?",
+    "signals": "&$a.inputs({i})?", "seconds": "$a.frames({i})?", "most": "$a.frames({i})?",
+    "delay": "$a.frames({i})?", "queue": "$a.queue()",
+    "look": "{{ let f = $a.look({i})?; move |v| f(v) }}", "work": "{{ let f = $a.work({i})?; move || f() }}",
+    "inner": "$a.inner({i})?", "action": "$a.action({i})?", "make": "$a.make({i})?",
 }
 
 
-def rust_runner(rows, operators):
-    """The Rust runner's generated operators: a macro_rules! whose match
-    gives Some(signal) for a marble name of a standard shape, else None."""
-    rust = {}
-    for row in rows:
-        for name in names(row["marble"]):
-            found = names(row["rust"])
-            rust[name] = found[0].split("::")[-1] if found else None
+def rust_runner(operators):
+    """The Rust runner's operators: a macro_rules! whose match gives
+    Some(signal) for a marble name, else None; and the problems found."""
+    found, problems = runner_names(operators, "Rust")
     lines = [
         "// GENERATED FILE, DO NOT EDIT: written by tools/api/operators.py from",
-        "// tools/api/operators.md (`make api-update`). The marble table's operators",
-        "// whose C function has a standard shape, each a call of the crate's method",
-        "// (the table's Rust column) read from its shape; marbles.rs includes it and",
-        "// expands it in `apply`, which builds the others by hand.",
-        "macro_rules! standard_operator {",
-        "    ($name:expr, $signal:ident, $arg:ident, $count:ident, $named:ident, $all_named:ident, $frames:ident, "
-        "$q:ident, $at:ident) => {",
+        "// tools/api/operators.md (`make api-update`). The marble table's operators,",
+        "// each a call of the crate's method spelled from its shape (tools/api/shapes.py)",
+        "// with the readers of marbles.rs's Line, `$a`; marbles.rs includes it and",
+        "// expands it in `apply`, which builds concatMap by hand.",
+        "macro_rules! marble_operator {",
+        "    ($name:expr, $a:ident) => {",
         "        match $name {",
     ]
-    problems = []
-    for marble, shape, _, _, _ in operators:
-        if not rust.get(marble):
-            problems.append(f"{TABLE}: `{marble}` has a C function of shape {shape} but no Rust name")
-            continue
-        call = RUST_CALLS[shape].format(name=rust[marble])
-        lines.append(f'            "{marble}" => Some({call}.cast::<AnyValue>()),')
+    for marble, op, flag in found:
+        _, after, varies = marble_words(op.shape)
+        call = runner_call("Rust", op, flag, lambda kind, i: RUST_READERS[kind].format(i=i),
+                           lambda i: "$a.source()" if i is None else f"$a.upstream({i})?",
+                           lambda i, with_it, without: f"if $a.has({i}) {{ {with_it} }} else {{ {without} }}",
+                           lambda made: f"$a.groups({made})")
+        check = "" if varies else f"$a.arguments({after - 1})?; "
+        lines.append(f'            "{marble}" => Some({{ {check}{call} }}.cast::<AnyValue>()),')
     lines += ["            _ => None,", "        }", "    };", "}"]
     return "\n".join(lines) + "\n", problems
 
 
 # The Swift runner's operators (Tests/SwiftSignalKitTestingTests): a
-# function of MarbleOperators that gives the signal of a marble name of a
-# standard shape, else nil; MarbleTableOperators.swift's `apply` calls it
-# first and builds the others by hand. Each is the row's Swift name (a label
-# of its first argument as the table spells it: `first(where:)`,
-# `reduceLeft(value:)`) applied with the case's arguments in the shape's
-# order; MarbleOperators.marble turns the values it gives (an optional, a
-# pair, an array, none) into the table's. A row whose Swift call is not its
-# shape's keeps a case written by hand: a `marble-swift-hand` line of
-# tools/api/exceptions.txt, with why.
+# function of MarbleOperators, `listed`, that gives the signal of a marble
+# name, else nil; MarbleTableOperators.swift's `apply` calls it first and
+# builds the others by hand. MarbleOperators.marble turns the values it
+# gives (an optional, a pair, an array, none) into the table's. A row whose
+# Swift call is not its shape's keeps a case written by hand: a
+# `marble-swift-hand` line of tools/api/exceptions.txt, with why.
 SWIFT_RUNNER_OUT = "Tests/SwiftSignalKitTestingTests/MarbleTableOperators.generated.swift"
-SWIFT_RUNNER_READS = {
-    "count": ["let n = try self.integer(arguments, 0, operation)"],
-    "predicate": ["let f = try self.predicate(self.word(arguments, 0, operation))"],
-    "map": ["let f = try self.unary(self.word(arguments, 0, operation))"],
-    "value": ["let v = try self.value(arguments, 0, operation)"],
-    "signal": ["let other = try self.named(arguments, inputs, operation)",
-               "guard other.count == 1 else {",
-               '    throw MarbleTableError(message: "line \\(operation.line): `{marble}` names one input")',
-               "}"],
-    "reduce": ["let f = try self.binary(self.word(arguments, 0, operation))",
-               "let initial = try self.integer(arguments, 1, operation)"],
-    "signals": ["let signals = try self.named(arguments, inputs, operation)"],
-    "time": ["let frames = try self.integer(arguments, 0, operation)"],
+# The Swift runner's reading of each kind from the line's word {I} (0 the
+# first after the name): the statements that read it, and the argument.
+SWIFT_READERS = {
+    "count": (["let n{I} = try self.integer(arguments, {I}, operation)"], "n{I}"),
+    "overflow": (["let o{I}: SignalOverflow<MarbleFailure> = try self.overflow(arguments, {I}, operation)"], "o{I}"),
+    "predicate": (["let p{I} = try self.predicate(self.word(arguments, {I}, operation))"], "{{ p{I}($0.int) }}"),
+    "map": (["let f{I} = try self.unary(self.word(arguments, {I}, operation))"], "{{ MarbleValue.int(f{I}($0.int)) }}"),
+    "fold": (["let b{I} = try self.binary(self.word(arguments, {I}, operation))"], "{{ .int(b{I}($0.int, $1.int)) }}"),
+    "value": (["let v{I} = try self.value(arguments, {I}, operation)"], "v{I}"),
+    "initial": (["let i{I} = try self.integer(arguments, {I}, operation)"], "MarbleValue.int(i{I})"),
+    "other": (["let other{I} = try self.input(arguments, {I}, inputs, operation)"], "other{I}"),
+    "signals": (["let signals{I} = try self.named(Array(arguments.dropFirst({I})), inputs, operation)"], "signals{I}"),
+    "seconds": (["let t{I} = try self.integer(arguments, {I}, operation)"], "scheduler.seconds(t{I})"),
+    "queue": ([], "scheduler.queue"),
+    "look": ([], "{{ _ in }}"),
+    "work": ([], "{{}}"),
+    "inner": (["let inner{I} = try self.namedOrFailing(Array(arguments.dropFirst({I})), inputs, operation)"],
+              "{{ self.pick(inner{I}, self.index($0), failures) }}"),
+    "action": (["let pass{I} = try self.predicate(self.word(arguments, {I}, operation))",
+                "let complete{I} = try self.predicate(self.word(arguments, {I} + 1, operation))"],
+               "{{ SignalTakeAction(passthrough: pass{I}($0.int), complete: complete{I}($0.int)) }}"),
+    "make": (["let made{I} = try self.namedOrFailing([self.word(arguments, {I}, operation)], inputs, operation)"],
+             "{{ self.pick(made{I}, 0, failures) }}"),
 }
-# (the arguments in parentheses, a trailing closure or None) of each shape.
-SWIFT_RUNNER_ARGUMENTS = {
-    "unary": (None, None),
-    "count": (["n"], None),
-    "predicate": ([], "{ f($0.int) }"),
-    "map": ([], "{ MarbleValue.int(f($0.int)) }"),
-    "value": (["v"], None),
-    "signal": (["other[0]"], None),
-    "reduce": (["MarbleValue.int(initial)"], "{ .int(f($0.int, $1.int)) }"),
-    "signals": (["signals"], None),
-    "time": (["scheduler.seconds(frames)", "queue: scheduler.queue"], None),
-    "on": (["scheduler.queue"], None),
-    "tap": ([], "{ _ in }"),
-    "work": ([], "{}"),
-}
+for _kind in ("concurrency", "retries", "capacity"):
+    SWIFT_READERS[_kind] = SWIFT_READERS["count"]
+for _kind in ("most", "delay"):
+    SWIFT_READERS[_kind] = SWIFT_READERS["seconds"]
 
 
-def swift_runner_call(name, shape):
-    """The Swift operator `name` applied as `shape` to the case's arguments."""
-    match = re.fullmatch(r"(\w+)\((\w+):\)", name)
-    base, label = (match.group(1), match.group(2)) if match else (name, None)
-    arguments, closure = SWIFT_RUNNER_ARGUMENTS[shape]
-    if arguments is None:
-        return base
-    arguments = list(arguments)
-    if label and arguments:
-        arguments[0] = f"{label}: {arguments[0]}"
-    elif label:
-        arguments, closure = [f"{label}: {closure}"], None
-    call = f"{base}({', '.join(arguments)})" if arguments or closure is None else base
-    return f"{call} {closure}" if closure else call
-
-
-def swift_runner(rows, operators):
-    """The Swift runner's generated operators, and the problems found."""
-    swift = {}
-    for row in rows:
-        for name in names(row["marble"]):
-            found = names(row["swift"])
-            swift[name] = found[0] if len(found) == 1 else None
+def swift_runner(operators):
+    """The Swift runner's operators, and the problems found."""
     hand = {key[0]: where for key, where in bindings.hand_written().items() if key[1] == "marble-swift-hand"}
-    problems = []
-    cases = []
-    for marble, shape, c, _, _ in operators:
-        if c in hand:
-            hand[c] = None
-            continue
-        if not swift.get(marble) or not re.fullmatch(r"\w+(\(\w+:\))?", swift[marble]):
-            problems.append(f"{TABLE}: `{marble}` has a C function of shape {shape} but no Swift name the Swift "
-                            f"marble runner can call (one name, `name` or `name(label:)`): give it one, or write its "
-                            f"case by hand with a `{c} marble-swift-hand REASON` line in {bindings.EXCEPTIONS}")
-            continue
-        if shape == "signals":
-            made = f"{swift[marble]}(signals)"
-        else:
-            made = f"signal |> {swift_runner_call(swift[marble], shape)}"
-        reads = [line.replace("{marble}", marble) for line in SWIFT_RUNNER_READS.get(shape, [])]
-        cases.append((marble, reads, made))
+    found, problems = runner_names(operators, "Swift", hand)
+    for op in operators:
+        if op.c in hand:
+            hand[op.c] = None
     for name, where in sorted(hand.items()):
         if where is not None:
-            problems.append(f"{where}: the exception `{name} marble-swift-hand` excuses nothing now (not an operator "
-                            f"of a standard shape with a marble name of {TABLE}): remove the entry")
+            problems.append(f"{where}: the exception `{name} marble-swift-hand` excuses nothing now (no operator of "
+                            f"{TABLE}): remove the entry")
     lines = [
         "// GENERATED FILE, DO NOT EDIT: written by tools/api/operators.py from",
-        "// tools/api/operators.md (`make api-update`). The marble table's operators",
-        "// whose C function has a standard shape, each a call of the row's Swift",
-        "// operator with the case's arguments in the shape's order;",
-        "// MarbleTableOperators.swift's `apply` calls `standard` first and builds the",
-        "// others by hand.",
+        "// tools/api/operators.md (`make api-update`). The marble table's operators,",
+        "// each a call of the row's Swift operator spelled from its shape",
+        "// (tools/api/shapes.py) with the case's arguments; MarbleTableOperators.swift's",
+        "// `apply` calls `listed` first and builds the others by hand (concatMap, and",
+        "// the marble-swift-hand lines of tools/api/exceptions.txt).",
         "import SwiftSignalKit",
         "import SwiftSignalKitTesting",
         "",
         "extension MarbleOperators {",
-        "    /// The signal of a marble operator of a standard shape, or nil for another name.",
-        "    static func standard(_ operation: MarbleCase.Operation, to signal: MarbleSignal, "
-        "inputs: [String: TestSignal<MarbleValue, MarbleFailure>], scheduler: TestScheduler) "
+        "    /// The signal of a marble operator of the operator table, or nil for another name.",
+        "    static func listed(_ operation: MarbleCase.Operation, to signal: MarbleSignal, "
+        "inputs: [String: TestSignal<MarbleValue, MarbleFailure>], scheduler: TestScheduler, failures: MarbleFailures) "
         "throws(MarbleTableError) -> MarbleSignal? {",
         "        let arguments = operation.arguments",
         "        switch operation.name {",
     ]
-    for marble, reads, made in cases:
+    for marble, op, flag in found:
+        indexes, after, varies = marble_words(op.shape)
+        reads = [] if varies else [f"try self.arity(arguments, {after - 1}, operation)"]
+        optional_reads = []
+
+        def reader(kind, i, reads=reads, optional_reads=optional_reads, op=op):
+            statements, argument = SWIFT_READERS[kind]
+            if kind == "map" and "groups" in op.shape.conventions:
+                argument = "{{ f{I}($0.int) }}"  # a key: Hashable, an Int
+            index = None if i is None else i - 1
+            into = optional_reads if kind == "delay" else reads
+            for statement in statements:
+                if statement.format(I=index) not in into:
+                    into.append(statement.format(I=index))
+            return argument.format(I=index)
+
+        def source(i, reads=reads):
+            if i is None:
+                return "signal"
+            reads.append(f"let upstream = try self.upstream(signal, Array(arguments.dropFirst({i - 1})), inputs, "
+                         "operation)")
+            return "upstream"
+
+        made = runner_call("Swift", op, flag, reader, source, None, None)
+        wrap = "self.groups" if "groups" in op.shape.conventions else "self.marble"
         lines.append(f'        case "{marble}":')
-        lines += [f"            {line}" for line in reads]
-        lines.append(f"            return self.marble({made})")
+        lines += [f"            {statement}" for statement in reads]
+        if isinstance(made, tuple):
+            with_it, without = made
+            lines.append(f"            if arguments.count > {indexes['delay'] - 1} {{")
+            lines += [f"                {statement}" for statement in optional_reads]
+            lines += [f"                return {wrap}({with_it})", "            }"]
+            made = without
+        lines.append(f"            return {wrap}({made})")
     lines += ["        default:", "            return nil", "        }", "    }", "}"]
     return "\n".join(lines) + "\n", problems
 
 
 # The marble table's vocabulary (Tests/marbles/README.md): the operators
-# of a standard shape, between these lines.
+# of the operator table, between these lines.
 MARBLE_README = "Tests/marbles/README.md"
-MARBLE_BEGIN = "<!-- BEGIN operators of a standard shape (generated) -->"
-MARBLE_END = "<!-- END operators of a standard shape (generated) -->"
-MARBLE_ARGUMENTS = {"unary": "", "count": " N", "predicate": " P", "map": " F", "value": " V", "signal": " NAME",
-                    "reduce": " B N", "signals": " NAME...", "time": " N", "on": "", "tap": " [!K]", "work": " [!]"}
-MARBLE_MEANING = {
-    "unary": "",
-    "count": "`N` a count",
-    "predicate": "`P` a predicate",
-    "map": "`F` a function",
-    "value": "`V` a value",
-    "signal": "`NAME` another input of the case",
-    "reduce": "`B` folding from `N`",
-    "signals": "the signal of the named inputs, replacing the upstream",
-    "time": "`N` frames, on the virtual queue",
-    "on": "the virtual queue",
-    "tap": "a function of the value that does nothing (`!K`: that fails, see Functions)",
-    "work": "a function that does nothing (`!`: that fails, see Functions)",
-}
+MARBLE_BEGIN = "<!-- BEGIN operators of the operator table (generated) -->"
+MARBLE_END = "<!-- END operators of the operator table (generated) -->"
 
 
-def marble_vocabulary(rows, operators):
+def marble_vocabulary(operators):
     """The table of the marble README's generated part: each marble name of
-    a standard shape, its arguments and its Swift name."""
-    swift = {}
-    for row in rows:
-        for name in names(row["marble"]):
-            swift[name] = ", ".join(f"`{n}`" for n in names(row["swift"]))
+    a C operator, its `op` line, its Swift name and what its arguments are."""
     lines = ["| operator | Swift | arguments |", "|---|---|---|"]
-    for marble, shape, _, _, _ in operators:
-        lines.append(f"| `{marble}{MARBLE_ARGUMENTS[shape]}` | {swift[marble]} | {MARBLE_MEANING[shape]} |")
+    for op in operators:
+        swift = ", ".join(f"`{name}`" for name in names(op.cells["swift"])) or "—"
+        for marble, flag in op.marble:
+            line, meaning = shapes.marble_vocabulary_line(marble, op.shape)
+            if flag:
+                meaning = "; ".join(part for part in (meaning, f"`{op.shape.flag}`") if part)
+            lines.append(f"| `{line}` | {swift} | {meaning} |")
     return "\n".join(lines)
 
 
 def outputs(api):
     """{path: text} of every generated file, and the problems found."""
     header, _, rows = read_table()
-    operators, problems = runner_operators(rows, api)
+    operators, problems = table_operators(rows, api)
     known = marble_names(rows)
     for name, where in sorted(used_marble_operators().items()):
         if name not in known:
@@ -785,7 +853,7 @@ def outputs(api):
         before, rest = doc.split(DOC_BEGIN, 1)
         _, after = rest.split(DOC_END, 1)
         new_doc = before + DOC_BEGIN + "\n" + doc_block(header, rows) + "\n" + DOC_END + after
-    cpp_members, python_methods, rust_methods, binding_problems = bindings.generated(rows, api, shape_of)
+    cpp_members, python_methods, rust_methods, binding_problems = bindings.generated(rows, api, binding_shape_of)
     problems += binding_problems
     rust_methods_text, rust_method_problems = bindings_rust.module(rust_methods)
     problems += rust_method_problems
@@ -800,24 +868,32 @@ def outputs(api):
         readme = handle.read()
     if MARBLE_BEGIN not in readme or MARBLE_END not in readme:
         problems.append(f"{MARBLE_README}: the lines {MARBLE_BEGIN} and {MARBLE_END} are gone: put them back around "
-                        f"the operators of a standard shape")
+                        f"the operators of the operator table")
         new_readme = readme
     else:
         before, rest = readme.split(MARBLE_BEGIN, 1)
-        new_readme = (before + MARBLE_BEGIN + "\n" + marble_vocabulary(rows, operators) + "\n" + MARBLE_END
+        new_readme = (before + MARBLE_BEGIN + "\n" + marble_vocabulary(operators) + "\n" + MARBLE_END
                       + rest.split(MARBLE_END, 1)[1])
-    fuzz_text, fuzz_problems = fuzz_header(rows, api)
+    fuzz_text, fuzz_problems = fuzz_header(operators, api)
     problems += fuzz_problems
-    rust_text, rust_problems = rust_runner(rows, operators)
+    marble_cpp_text, marble_cpp_problems = cpp_header(operators)
+    problems += marble_cpp_problems
+    python_text, python_problems = python_module(operators)
+    problems += python_problems
+    cost_swift_text, cost_swift_problems = cost_swift(operators)
+    problems += cost_swift_problems
+    cost_cpp_text, cost_cpp_problems = cost_cpp(operators)
+    problems += cost_cpp_problems
+    rust_text, rust_problems = rust_runner(operators)
     problems += rust_problems
-    swift_text, swift_problems = swift_runner(rows, operators)
+    swift_text, swift_problems = swift_runner(operators)
     problems += swift_problems
-    return {DOC: new_doc, C_OUT: c_header(c_operators(rows, api)), CPP_OUT: cpp_header(operators), FUZZ_OUT: fuzz_text, MARBLE_README: new_readme, RUST_OUT: rust_text,
+    return {DOC: new_doc, C_OUT: c_header(operators), CPP_OUT: marble_cpp_text, FUZZ_OUT: fuzz_text, MARBLE_README: new_readme, RUST_OUT: rust_text,
             SWIFT_RUNNER_OUT: swift_text,
-            PY_OUT: python_module(operators), bindings.CPP_HEADER: new_cpp,
+            PY_OUT: python_text, bindings.CPP_HEADER: new_cpp,
             bindings.PY_STANDARD: bindings.python_module(python_methods), bindings_rust.RUST_OUT: rust_methods_text,
-            COST_CPP_OUT: cost_cpp(cost_rows(rows, api)),
-            COST_SWIFT_OUT: cost_swift(cost_rows(rows, api)), COST_PY_OUT: cost_python(rows, api)}, problems
+            COST_CPP_OUT: cost_cpp_text,
+            COST_SWIFT_OUT: cost_swift_text, COST_PY_OUT: cost_python(rows, api)}, problems
 
 
 def stale(api):

@@ -12,9 +12,9 @@ becomes a program
 in each language: its inputs made as cold (or hot) test signals on the
 virtual-time test scheduler of that language (the marble diagrams of the
 page's picture, each digit the integer it shows), the operator applied with
-the vocabulary's function written as a lambda or closure (an operator of a
-standard shape spelled from its row of the operator table and its shape, as
-the marble runners do; the others from this file's tables), a subscriber that
+the vocabulary's function written as a lambda or closure (the call spelled
+from its row of the operator table and its shape, as the marble runners'
+are; the few no shape spells from this file's tables), a subscriber that
 prints each event with its frame (`3: 20`, `4: completed`, `3: error`), a
 second subscriber for an `also` line (`late` on its lines), subscribed when
 the clock reaches its frame, and the clock run to the end. What it must
@@ -73,18 +73,6 @@ RUST_CRATE = os.path.join(ROOT, "Sources", "rust", "rsignalkit")
 # first case runs one at a time (a concatMap).
 CHOSEN = {"scan": "scan_from_an_initial_value", "mergeMap": "mergeMap_two_at_a_time_makes_the_third_wait"}
 
-# Operators whose arguments name inner signals: a value `i` selects the
-# `i`-th (switchMap, concatMap, mergeMap map to it; switchToLatest, queue and
-# throttled run a signal of signals, the values mapped to them).
-INNERS = {"switchMap", "concatMap", "mergeMap", "switchToLatest", "queue", "throttled", "mergeMapBounded",
-          "queueBounded"}
-META = {"switchToLatest": "switch_to_latest", "queue": "queue", "throttled": "throttled"}
-
-
-def inner_inputs(op: str, args: list[str]) -> list[str]:
-    """The named inputs of an operator of INNERS, after its other arguments."""
-    return args[{"mergeMap": 1, "queueBounded": 2, "mergeMapBounded": 3}.get(op, 0):]
-
 # The side effects: what each example's function prints (with its frame),
 # whether it takes the value, and where its line goes among the subscriber's
 # (before or after which event). Their snake_case name is the C, C++ and
@@ -111,62 +99,79 @@ TUPLES = {"zip", "zip3", "combineLatest", "withLatestFrom", "pairwise"}
 # C's arrays: [2, 5].
 RUST_TUPLES = {"withLatestFrom", "pairwise"}
 
-# The operators of a standard shape: their call in each language is made
-# from the shape and the operator table's names (tools/api/operators.md), as
-# the marble runners' are; the tables of python_op, cpp_op, swift_op and
-# c_example spell only the others (and an operator whose call is not its
-# shape's, which they then spell, taking precedence). Read from
-# Tests/common/operator_list.h, which make api-update writes from the table
-# and the C declarations (so this needs no api.json).
-OPERATOR_LIST = os.path.join(ROOT, "Tests", "common", "operator_list.h")
+# The operators of the table: their call in each language is spelled from
+# their shape (tools/api/shapes.py) and the operator table's names
+# (tools/api/operators.md), as the marble runners' are, with the case's
+# arguments written as an example writes them (python_arguments,
+# cpp_arguments, swift_arguments, rust_arguments, c_example's); the tables
+# of python_op, cpp_op, swift_op, rust_op and c_example spell only a name with no C function
+# (concatMap) and an example whose call is not its shape's, which they then
+# spell, taking precedence (Swift's zip, zip3 and combineLatest in Swift's
+# arities, last's optional). Read from the table's shape column, so this
+# needs no api.json.
 OPERATORS_PY = os.path.join(ROOT, "tools", "api", "operators.py")
 
 
-@dataclass
-class Standard:
-    """An operator of a standard shape: its C function, shape and names."""
-    c: str
-    shape: str
-    cpp: str
-    python: str
-    swift: str
-    rust: str
-
-
-def standard_operators() -> dict[str, Standard]:
-    """marble name -> its Standard, for every marble name of a standard shape."""
+def load_api() -> Any:
+    """tools/api/operators.py, as a module (it imports shapes.py beside it)."""
     import importlib.util
     spec = importlib.util.spec_from_file_location("api_operators", OPERATORS_PY)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    _, _, rows = module.read_table(os.path.join(ROOT, module.TABLE))
-    by_c = {c: row for row in rows for c in module.names(row["c"])}
-    with open(OPERATOR_LIST, encoding="utf-8") as f:
-        listed = re.findall(r'\{"(sk_\w+)", "(\w+)", SHAPE_(\w+),', f.read())
-    found: dict[str, Standard] = {}
-    for c, marble, shape in listed:
-        row = by_c[c]
-        first = [module.names(row[column]) or [""] for column in ("cpp", "python", "swift", "rust")]
-        found[marble] = Standard(c, shape.lower(), first[0][0], first[1][0].split(".")[-1], first[2][0],
-                                 first[3][0].split("::")[-1])
+    return module
+
+
+API = load_api()
+OPERATORS: dict[str, Any] = API.described_operators(API.read_table(os.path.join(ROOT, API.TABLE))[2])
+
+
+def example_arguments(case: Case, spell_kind: Callable[[str, list[str], int | None], str],
+                      true: str) -> dict[str, str]:
+    """kind -> its text in an example of the case's operator: each kind its
+    `op` line gives (spell_kind(kind, the line's words, its index)), the
+    case's queue, a flag its name sets (`true`); an optional one the line
+    leaves out is left out."""
+    words = case.ops[0]
+    operator, flag = OPERATORS[words[0]]
+    indexes, _, _ = API.marble_words(operator.shape)
+    found = {}
+    for kind in operator.kinds():
+        if kind in indexes and (kind != "delay" or len(words) > indexes[kind]):
+            found[kind] = spell_kind(kind, words, indexes[kind])
+            if kind == "delay":
+                found["delay_queue"] = spell_kind("queue", words, None)
+        elif kind == "queue":
+            found[kind] = spell_kind(kind, words, None)
+    if flag:
+        found["flag"] = true
     return found
 
 
-STANDARD = standard_operators()
+def inners_of(words: list[str]) -> list[str]:
+    """The inputs a line names for a signal function or a signal of signals
+    (the upstream's value `i` the `i`-th), after its other arguments."""
+    if words[0] not in OPERATORS:
+        return words[1:]  # concatMap
+    operator, _ = OPERATORS[words[0]]
+    indexes, after, _ = API.marble_words(operator.shape)
+    if "of signals" in operator.shape.conventions:
+        return words[after:]
+    return words[indexes["inner"]:] if "inner" in indexes else []
 
 
-def swift_call(name: str, arguments: list[str], closure: str | None = None) -> str:
-    """The Swift operator the table spells `name` (`first(where:)`: the label
-    of its first argument) called with `arguments` and a closure."""
-    match = re.fullmatch(r"(\w+)\((\w+):\)", name)
-    base, label = (match.group(1), match.group(2)) if match else (name, None)
-    if label and arguments:
-        arguments = [f"{label}: {arguments[0]}"] + arguments[1:]
-    elif label and closure:
-        arguments, closure = [f"{label}: {closure}"], None
-    call = f"{base}({', '.join(arguments)})" if arguments else base
-    return f"{call} {closure}" if closure else call
+def of_signals(op: str) -> bool:
+    return op in OPERATORS and "of signals" in OPERATORS[op][0].shape.conventions
+
+
+def indexes_inners(words: list[str]) -> bool:
+    """Whether the example picks among several inputs by index (`inners`):
+    a signal of signals, or a signal function of more than one."""
+    return words[0] == "concatMap" or of_signals(words[0]) or len(inners_of(words)) > 1
+
+
+def groups(op: str) -> bool:
+    return op in OPERATORS and "groups" in OPERATORS[op][0].shape.conventions
 
 
 @dataclass
@@ -359,75 +364,59 @@ POLICIES = {"dropNewest": ("drop_newest", "DROP_NEWEST", "dropNewest"),
             "latest": ("latest", "LATEST", "latest")}
 
 
+def python_arguments(kind: str, words: list[str], i: int | None) -> str:
+    """A kind of the case's line, as a Python example writes it."""
+    word = words[i] if i is not None and i < len(words) else ""
+    if kind in ("predicate", "map"):
+        return f"lambda x: {expression(word, 'Python')}"
+    if kind == "fold":
+        return f"lambda acc, x: {expression(word, 'Python')}"
+    if kind == "overflow":
+        return f"\"{POLICIES[word][0]}\""
+    if kind in ("seconds", "most", "delay"):
+        return f"scheduler.seconds({word})"
+    if kind == "queue":
+        return "scheduler.queue"
+    if kind == "signals":
+        return ", ".join(words[i:])
+    if kind == "inner":
+        names = words[i:]
+        return f"lambda _: {names[0]}" if len(names) == 1 else f"lambda i: [{', '.join(names)}][i]"
+    if kind == "make":
+        return f"lambda: {word}"
+    if kind == "action":
+        return (f"\n    lambda x: (sk.TAKE_PASS if {expression(word, 'Python')} else 0)\n"
+                f"    | (sk.TAKE_COMPLETE if {expression(words[(i or 0) + 1], 'Python')} else 0)")
+    return word  # a count, a capacity, a value, an input's name
+
+
 def python_op(case: Case) -> str:
     words = case.ops[0]
-    op, args = words[0], words[1:]
+    op = words[0]
     a = case.inputs[0][0]
-
-    def lam(spec: str) -> str:
-        return f"lambda acc, x: {expression(spec, 'Python')}" if kind_of(spec) == "binary" else \
-            f"lambda x: {expression(spec, 'Python')}"
-
-    inners = "[" + ", ".join(inner_inputs(op, args)) + "]"
+    inners = "[" + ", ".join(inners_of(words)) + "]"
     table: dict[str, Callable[[], str]] = {
-        "takeWhile": lambda: f"{a}.take_while({lam(args[0])})",
-        "takeWhileInclusive": lambda: f"{a}.take_while({lam(args[0])}, inclusive=True)",
-        "zip": lambda: f"sk.Signal.zip({', '.join(args)})", "zip3": lambda: f"sk.Signal.zip({', '.join(args)})",
-        "combineLatest": lambda: f"sk.Signal.combine_latest({', '.join(args)})",
-        "switchMap": lambda: f"{a}.map_to_signal(lambda i: {inners}[i])",
         "concatMap": lambda: f"{a}.merge_map(lambda i: {inners}[i], max_concurrent=1)",
-        "switchToLatest": lambda: f"{a}.map(lambda i: {inners}[i]).switch_to_latest()",
-        "queue": lambda: f"{a}.map(lambda i: {inners}[i]).queue()",
-        "throttled": lambda: f"{a}.map(lambda i: {inners}[i]).throttled()",
-        "catch": lambda: f"{a}.catch(lambda error: {args[0]})",
-        "bufferTimeBounded": lambda: (f"{a}.buffer_with_time(scheduler.seconds({args[0]}), scheduler.queue, "
-                                      f"capacity={args[1]}, overflow=\"{POLICIES[args[2]][0]}\")"),
-        "queueBounded": lambda: (f"{a}.map(lambda i: {inners}[i]).queue(capacity={args[0]}, "
-                                 f"overflow=\"{POLICIES[args[1]][0]}\")"),
-        "mergeMapBounded": lambda: (f"{a}.merge_map(lambda i: {inners}[i], max_concurrent={args[0]}, "
-                                    f"capacity={args[1]}, overflow=\"{POLICIES[args[2]][0]}\")"),
-        "zipBounded": lambda: (f"sk.Signal.zip({', '.join(args[2:])}, capacity={args[0]}, "
-                               f"overflow=\"{POLICIES[args[1]][0]}\")"),
-        "takeUntilAction": lambda: (f"{a}.take_until(\n"
-                                    f"    lambda x: (sk.TAKE_PASS if {expression(args[0], 'Python')} else 0)\n"
-                                    f"    | (sk.TAKE_COMPLETE if {expression(args[1], 'Python')} else 0))"),
-        "retryBackoff": lambda: f"{a}.retry(scheduler.seconds({args[0]}), scheduler.seconds({args[1]}), scheduler.queue)",
-        "timeout": lambda: f"{a}.timeout(scheduler.seconds({args[0]}), {args[1]}, scheduler.queue)",
-        "deferred": lambda: f"sk.Signal.deferred(lambda: {args[0]})",
-        "mergeMap": lambda: f"{a}.merge_map(lambda i: {inners}[i], max_concurrent={args[0]})",
-        "groupBy": lambda: (f"{a}.group_by({lam(args[0])}).merge_map(\n"
-                            f"    lambda group: group[1].map(lambda x, key=group[0]: [key, x]))"),
-        "retry": lambda: f"{a}.retry_count({args[0]})",
-        "retryDelay": lambda: f"{a}.retry_count({args[0]}, scheduler.seconds({args[1]}), scheduler.queue)",
-        "deliverOnBounded": lambda: (f"{a}.deliver_on(scheduler.queue, capacity={args[0]}, "
-                                     f"overflow=\"{POLICIES[args[1]][0]}\")"),
-        "onBackpressureBuffer": lambda: f"{a}.on_backpressure_buffer({args[0]}, \"{POLICIES[args[1]][0]}\")",
     }
     if op in SIDE:
         effect, takes, _, _ = SIDE[op]
         said = f"{{scheduler.now}}: {effect}" + (" {x}" if takes else "")
         return f"{a}.{snake(op)}(lambda{' x' if takes else ''}: print(f\"{said}\"))"
-    standard = STANDARD.get(op)
-    if op not in table and standard:
-        method = standard.python
-        table[op] = {
-            "unary": lambda: f"{a}.{method}()",
-            "count": lambda: f"{a}.{method}({args[0]})", "value": lambda: f"{a}.{method}({args[0]})",
-            "signal": lambda: f"{a}.{method}({args[0]})",
-            "predicate": lambda: f"{a}.{method}({lam(args[0])})", "map": lambda: f"{a}.{method}({lam(args[0])})",
-            "reduce": lambda: f"{a}.{method}({lam(args[0])}, {args[1]})",
-            "signals": lambda: f"sk.Signal.{method}({', '.join(args)})",
-            "time": lambda: f"{a}.{method}(scheduler.seconds({args[0]}), scheduler.queue)",
-            "on": lambda: f"{a}.{method}(scheduler.queue)",
-        }[standard.shape]
+    if op not in table:
+        operator, _ = OPERATORS[op]
+        arguments = example_arguments(case, python_arguments, "True")
+        arguments["source"] = f"{a}.map(lambda i: {inners}[i])" if of_signals(op) else a
+        call = API.shapes.spell("Python", operator, arguments)
+        if groups(op):
+            call += ".merge_map(\n    lambda group: group[1].map(lambda x, key=group[0]: [key, x]))"
+        table[op] = lambda: call
     count = taken(case)
     return table[op]() + (f".take({count})" if count else "")
 
 
 def python_example(case: Case) -> str:
     op = case.ops[0][0]
-    uses_sk = op in ("zip", "zip3", "combineLatest", "deferred", "takeUntilAction", "zipBounded") or (
-        op in STANDARD and STANDARD[op].shape == "signals")
+    uses_sk = "sk." in python_op(case)
     lines = [f'"""{op}: the marble case {case.name}',
              f'({case.where.rsplit(":", 1)[0]}) on virtual time. Generated by tools/docs/examples.py."""']
     if uses_sk:
@@ -457,45 +446,41 @@ def cpp_fn(spec: str) -> str:
     return f"[](std::int64_t x) {{ return {expression(spec, 'C++')}; }}"
 
 
+SELECT = "[inners](std::int64_t i) { return inners[i]; }"
+
+
+def cpp_arguments(kind: str, words: list[str], i: int | None) -> str:
+    """A kind of the case's line, as a C++ example writes it."""
+    word = words[i] if i is not None and i < len(words) else ""
+    if kind in ("predicate", "map", "fold"):
+        return cpp_fn(word)
+    if kind == "overflow":
+        return f"sk::overflow::{POLICIES[word][0]}"
+    if kind in ("seconds", "most", "delay"):
+        return f"{word} * frame"
+    if kind == "queue":
+        return "queue"
+    if kind == "signals":
+        return "{" + ", ".join(words[i:]) + "}"
+    if kind == "inner":
+        names = words[i:]
+        return f"[{names[0]}](sk::value_view) {{ return {names[0]}; }}" if len(names) == 1 else SELECT
+    if kind == "make":
+        return f"[{word}] {{ return {word}; }}"
+    if kind == "action":
+        return ("[](std::int64_t x) {\n"
+                f"        return ({expression(word, 'C++')} ? sk::take_pass : sk::take_drop) |\n"
+                f"               ({expression(words[(i or 0) + 1], 'C++')} ? sk::take_complete : sk::take_drop);\n"
+                "    }")
+    return word  # a count, a capacity, a value, an input's name
+
+
 def cpp_op(case: Case) -> str:
     words = case.ops[0]
-    op, args = words[0], words[1:]
+    op = words[0]
     a = case.inputs[0][0]
-    inner_names = inner_inputs(op, args)
-    select = "[inners](std::int64_t i) { return inners[i]; }"
     pipe: dict[str, Callable[[], str]] = {
-        "takeWhile": lambda: f"sk::take_while({cpp_fn(args[0])})",
-        "takeWhileInclusive": lambda: f"sk::take_while({cpp_fn(args[0])}, true)",
-        "switchMap": lambda: f"sk::map_to_signal({select})",
-        "concatMap": lambda: f"sk::merge_map(1, {select})",
-        "switchToLatest": lambda: f"sk::map({select}) | sk::switch_to_latest()",
-        "queue": lambda: f"sk::map({select}) | sk::queue_signals()",
-        "throttled": lambda: f"sk::map({select}) | sk::throttled()",
-        "catch": lambda: f"sk::catch_error([{args[0]}](sk::value_view) {{ return {args[0]}; }})",
-        "takeUntilAction": lambda: ("sk::take_until([](std::int64_t x) {\n"
-                                    f"        return ({expression(args[0], 'C++')} ? sk::take_pass : sk::take_drop) |\n"
-                                    f"               ({expression(args[1], 'C++')} ? sk::take_complete : sk::take_drop);\n"
-                                    "    })"),
-        "retryBackoff": lambda: f"sk::retry({args[0]} * frame, {args[1]} * frame, queue)",
-        "timeout": lambda: f"sk::timeout({args[0]} * frame, queue, {args[1]})",
-        "mergeMap": lambda: f"sk::merge_map({args[0]}, {select})",
-        "bufferTimeBounded": lambda: (f"sk::buffer_time({args[0]} * frame, queue, {args[1]}, "
-                                      f"sk::overflow::{POLICIES[args[2]][0]})"),
-        "queueBounded": lambda: (f"sk::map({select}) | sk::queue_signals({args[0]}, "
-                                 f"sk::overflow::{POLICIES[args[1]][0]})"),
-        "mergeMapBounded": lambda: (f"sk::merge_map({args[0]}, {args[1]}, sk::overflow::{POLICIES[args[2]][0]}, "
-                                    f"{select})"),
-        "retry": lambda: f"sk::retry_count({args[0]})",
-        "retryDelay": lambda: f"sk::retry_count({args[0]}, {args[1]} * frame, queue)",
-        "deliverOnBounded": lambda: f"sk::deliver_on(queue, {args[0]}, sk::overflow::{POLICIES[args[1]][0]})",
-        "onBackpressureBuffer": lambda: (f"sk::on_backpressure_buffer({args[0]}, "
-                                         f"sk::overflow::{POLICIES[args[1]][0]})"),
-        "groupBy": lambda: (f"sk::group_by({cpp_fn(args[0])})\n"
-                            "    | sk::merge_map(SIZE_MAX, [](sk::value_view group) {\n"
-                            "          sk::value key = group[0];\n"
-                            "          return group[1].as<sk::signal>().map(\n"
-                            "              [key](std::int64_t x) { return sk::value(std::vector<sk::value>{key, x}); });\n"
-                            "      })"),
+        "concatMap": lambda: f"{a} | sk::merge_map(1, {SELECT})",
     }
     if op in SIDE:
         effect, takes, _, _ = SIDE[op]
@@ -503,29 +488,20 @@ def cpp_op(case: Case) -> str:
         return (f"{a} | sk::{snake(op)}([&queue]({param}) {{\n"
                 f"        std::cout << queue.now().count() / 1000000 << \": {effect}{' ' if takes else ''}\"{value} << \"\\n\";\n"
                 "    })")
-    standard = STANDARD.get(op)
-    if op not in pipe and standard and standard.shape == "signals":
-        return f"sk::{standard.cpp}({{{', '.join(args)}}})"
-    if op not in pipe and standard:
-        name = standard.cpp
-        pipe[op] = {
-            "unary": lambda: f"sk::{name}()",
-            "count": lambda: f"sk::{name}({args[0]})", "value": lambda: f"sk::{name}({args[0]})",
-            "signal": lambda: f"sk::{name}({args[0]})",
-            "predicate": lambda: f"sk::{name}({cpp_fn(args[0])})", "map": lambda: f"sk::{name}({cpp_fn(args[0])})",
-            "reduce": lambda: f"sk::{name}({args[1]}, {cpp_fn(args[0])})",
-            "time": lambda: f"sk::{name}({args[0]} * frame, queue)",
-            "on": lambda: f"sk::{name}(queue)",
-        }[standard.shape]
-    free = {"zip": "zip", "zip3": "zip", "combineLatest": "combine_latest"}
-    if op in free:
-        return f"sk::{free[op]}({{{', '.join(args)}}})"
-    if op == "deferred":
-        return f"sk::deferred([{args[0]}] {{ return {args[0]}; }})"
-    if op == "zipBounded":
-        return f"sk::signal::zip({{{', '.join(args[2:])}}}, {args[0]}, sk::overflow::{POLICIES[args[1]][0]})"
+    if op not in pipe:
+        operator, _ = OPERATORS[op]
+        arguments = example_arguments(case, cpp_arguments, "true")
+        arguments["source"] = f"{a} | sk::map({SELECT})" if of_signals(op) else a
+        call = API.shapes.spell("C++", operator, arguments, style="pipe")
+        if groups(op):
+            call += ("\n    | sk::merge_map(SIZE_MAX, [](sk::value_view group) {\n"
+                     "          sk::value key = group[0];\n"
+                     "          return group[1].as<sk::signal>().map(\n"
+                     "              [key](std::int64_t x) { return sk::value(std::vector<sk::value>{key, x}); });\n"
+                     "      })")
+        pipe[op] = lambda: call
     count = taken(case)
-    return f"{a} | {pipe[op]()}" + (f" | sk::take({count})" if count else "")
+    return pipe[op]() + (f" | sk::take({count})" if count else "")
 
 
 def emits_lists(case: Case) -> bool:
@@ -539,9 +515,9 @@ def cpp_example(case: Case) -> str:
     lines = [f"// {op}: the marble case {case.name}",
              f"// ({case.where.rsplit(':', 1)[0]}) on virtual time. Generated by tools/docs/examples.py.",
              "#include <signalkit_test.hpp>", "", "#include <cstdint>", "#include <iostream>", "#include <string>"]
-    if op in INNERS | {"groupBy"}:
+    if indexes_inners(case.ops[0]) or groups(op):
         lines.append("#include <vector>")
-    if op == "groupBy":
+    if groups(op):
         lines.insert(lines.index("#include <cstdint>"), "#include <cstddef>")
     lines += ["", "namespace sk = signalkit;", "", "int main() {",
               "    const double frame = 0.001; // a frame is 1 ms of virtual time",
@@ -552,9 +528,8 @@ def cpp_example(case: Case) -> str:
         lines.append(f"    sk::signal {name} = sk::test::{'hot' if hot else 'cold'}(queue, frame, \"{diagram}\", "
                      "digits).signal;")
     body = cpp_op(case).replace("\n", "\n    ")
-    if op in INNERS:
-        inner_names = inner_inputs(op, case.ops[0][1:])
-        lines.append(f"    const std::vector<sk::signal> inners = {{{', '.join(inner_names)}}};")
+    if indexes_inners(case.ops[0]):
+        lines.append(f"    const std::vector<sk::signal> inners = {{{', '.join(inners_of(case.ops[0]))}}};")
     lines += [f"    sk::signal result = {body};",
               "    auto show = [&queue](const std::string &label, const std::string &event) {",
               "        std::cout << queue.now().count() / 1000000 << \": \" << label << event << \"\\n\";",
@@ -589,72 +564,59 @@ def swift_fn(spec: str) -> str:
     return f"{{ {expression(spec, 'Swift')} }}"
 
 
+def swift_arguments(kind: str, words: list[str], i: int | None) -> str:
+    """A kind of the case's line, as a Swift example writes it."""
+    word = words[i] if i is not None and i < len(words) else ""
+    if kind in ("predicate", "map", "fold"):
+        return swift_fn(word)
+    if kind == "overflow":
+        return f".{POLICIES[word][2]}"
+    if kind in ("seconds", "most", "delay"):
+        return f"scheduler.seconds({word})"
+    if kind == "queue":
+        return "scheduler.queue"
+    if kind == "other":
+        return f"{word}.signal"
+    if kind == "signals":
+        return "[" + ", ".join(f"{n}.signal" for n in words[i:]) + "]"
+    if kind == "inner":
+        names = words[i:]
+        return (f"{{ _ in {names[0]}.signal }}" if len(names) == 1
+                else "{ [" + ", ".join(f"{n}.signal" for n in names) + "][$0] }")
+    if kind == "make":
+        return f"{{ {word}.signal }}"
+    if kind == "action":
+        return (f"{{\n    SignalTakeAction(passthrough: {expression(word, 'Swift')}, "
+                f"complete: {expression(words[(i or 0) + 1], 'Swift')})\n}}")
+    return word  # a count, a capacity, a value
+
+
 def swift_op(case: Case) -> str:
     words = case.ops[0]
     op, args = words[0], words[1:]
     a = f"{case.inputs[0][0]}.signal"
-    inner_names = inner_inputs(op, args)
-    inners = "[" + ", ".join(f"{n}.signal" for n in inner_names) + "]"
+    inners = "[" + ", ".join(f"{n}.signal" for n in inners_of(words)) + "]"
     signals = ", ".join(f"{n}.signal" for n in args)
     table: dict[str, Callable[[], str]] = {
-        "takeWhile": lambda: f"{a} |> takeWhile {swift_fn(args[0])}",
-        "takeWhileInclusive": lambda: f"{a} |> takeWhile(inclusive: true) {swift_fn(args[0])}",
+        # Swift's arities: the forms a user writes (tuples).
         "zip": lambda: f"zip({signals})", "zip3": lambda: f"zip({signals})",
         "combineLatest": lambda: f"combineLatest({signals})",
-        "switchMap": lambda: f"{a} |> mapToSignal {{ {inners}[$0] }}",
         "concatMap": lambda: f"{a} |> mapToQueue {{ {inners}[$0] }}",
-        "switchToLatest": lambda: f"{a} |> map {{ {inners}[$0] }} |> switchToLatest",
-        "queue": lambda: f"{a} |> map {{ {inners}[$0] }} |> queue",
-        "throttled": lambda: f"{a} |> map {{ {inners}[$0] }} |> throttled",
         "last": lambda: f"{a} |> last |> map {{ $0 ?? 0 }}  // last sends nil when a sends no value",
-        "catch": lambda: f"{a} |> `catch` {{ _ in {args[0]}.signal }}",
-        "zipBounded": lambda: (f"zip([{', '.join(n + '.signal' for n in args[2:])}], capacity: {args[0]}, "
-                               f"overflow: .{POLICIES[args[1]][2]})"),
-        "takeUntilAction": lambda: (f"{a} |> take(until: {{\n"
-                                    f"    SignalTakeAction(passthrough: {expression(args[0], 'Swift')}, "
-                                    f"complete: {expression(args[1], 'Swift')})\n}})"),
-        "retryBackoff": lambda: (f"{a} |> retry(scheduler.seconds({args[0]}), maxDelay: scheduler.seconds({args[1]}), "
-                                 "onQueue: scheduler.queue)"),
-        "timeout": lambda: (f"{a} |> timeout(scheduler.seconds({args[0]}), queue: scheduler.queue, "
-                            f"alternate: {args[1]}.signal)"),
-        "deferred": lambda: f"deferred {{ {args[0]}.signal }}",
-        "mergeMap": lambda: f"{a} |> mergeMap(maxConcurrent: {args[0]}) {{ {inners}[$0] }}",
-        "bufferTimeBounded": lambda: (f"{a} |> buffer(timeSpan: scheduler.seconds({args[0]}), queue: scheduler.queue, "
-                                      f"capacity: {args[1]}, overflow: .{POLICIES[args[2]][2]})"),
-        "queueBounded": lambda: (f"{a} |> map {{ {inners}[$0] }}\n"
-                                 f"    |> mergeMap(maxConcurrent: 1, capacity: {args[0]}, overflow: .{POLICIES[args[1]][2]}) "
-                                 "{ $0 }"),
-        "mergeMapBounded": lambda: (f"{a} |> mergeMap(maxConcurrent: {args[0]}, capacity: {args[1]}, "
-                                    f"overflow: .{POLICIES[args[2]][2]}) {{ {inners}[$0] }}"),
-        "groupBy": lambda: (f"{a}\n    |> groupBy {swift_fn(args[0])}\n"
-                            "    |> mergeMap { group in group.1 |> map { [group.0, $0] } }"),
-        "retry": lambda: f"{a} |> retry(count: {args[0]})",
-        "retryDelay": lambda: (f"{a} |> retry(count: {args[0]}, delay: scheduler.seconds({args[1]}), "
-                               "queue: scheduler.queue)"),
-        "deliverOnBounded": lambda: (f"{a} |> deliverOn(scheduler.queue, capacity: {args[0]}, "
-                                     f"overflow: .{POLICIES[args[1]][2]})"),
-        "onBackpressureBuffer": lambda: (f"{a} |> onBackpressureBuffer(capacity: {args[0]}, "
-                                         f"overflow: .{POLICIES[args[1]][2]})"),
     }
     if op in SIDE:
         effect, takes, _, _ = SIDE[op]
         seen = " \\($0)" if takes else ""
         return f"{a} |> {op} {{ print(\"\\(scheduler.now): {effect}{seen}\") }}"
-    standard = STANDARD.get(op)
-    if op not in table and standard:
-        name = standard.swift
-        table[op] = {
-            "unary": lambda: f"{a} |> {swift_call(name, [])}",
-            "count": lambda: f"{a} |> {swift_call(name, [args[0]])}",
-            "value": lambda: f"{a} |> {swift_call(name, [args[0]])}",
-            "signal": lambda: f"{a} |> {swift_call(name, [args[0] + '.signal'])}",
-            "predicate": lambda: f"{a} |> {swift_call(name, [], swift_fn(args[0]))}",
-            "map": lambda: f"{a} |> {swift_call(name, [], swift_fn(args[0]))}",
-            "reduce": lambda: f"{a} |> {swift_call(name, [args[1]], swift_fn(args[0]))}",
-            "signals": lambda: f"{name}([{signals}])",
-            "time": lambda: f"{a} |> {swift_call(name, [f'scheduler.seconds({args[0]})', 'queue: scheduler.queue'])}",
-            "on": lambda: f"{a} |> {swift_call(name, ['scheduler.queue'])}",
-        }[standard.shape]
+    if op not in table:
+        operator, _ = OPERATORS[op]
+        arguments = example_arguments(case, swift_arguments, "true")
+        wrap = "\n   " if operator.shape.bounded else ""  # a long line
+        arguments["source"] = f"{a} |> map {{ {inners}[$0] }}{wrap}" if of_signals(op) else a
+        call = API.shapes.spell("Swift", operator, arguments)
+        if groups(op):
+            call += "\n    |> mergeMap { group in group.1 |> map { [group.0, $0] } }"
+        table[op] = lambda: call
     count = taken(case)
     return table[op]() + (f" |> take({count})" if count else "")
 
@@ -749,70 +711,66 @@ def rust_fn(spec: str) -> str:
     return f"|x: i64| {body}"
 
 
+def rust_arguments(kind: str, words: list[str], i: int | None) -> str:
+    """A kind of the case's line, as a Rust example writes it."""
+    word = words[i] if i is not None and i < len(words) else ""
+    if kind in ("predicate", "map", "fold"):
+        return rust_fn(word)
+    if kind == "overflow":
+        return f"Overflow::{RUST_POLICIES[word]}"
+    if kind in ("seconds", "most", "delay"):
+        return f"scheduler.frames({word})"
+    if kind == "queue":
+        return "scheduler.queue()"
+    if kind == "other":
+        return f"&{word}"
+    if kind == "signals":
+        return "&[" + ", ".join(words[i:]) + "]"
+    if kind == "inner":
+        names = words[i:]
+        return f"move |_| {names[0]}.clone()" if len(names) == 1 else RUST_SELECT
+    if kind == "make":
+        return f"move || {word}.clone()"
+    if kind == "action":
+        return (f"|&x: &i64| TakeAction::new({expression(word, 'Rust')}, "
+                f"{expression(words[(i or 0) + 1], 'Rust')})")
+    return word  # a count, a capacity, a value
+
+
+RUST_SELECT = "move |i: i64| inners[i as usize].clone()"
+
+
 def rust_op(case: Case) -> str:
     words = case.ops[0]
-    op, args = words[0], words[1:]
+    op = words[0]
     a = case.inputs[0][0]
-    select = "move |i: i64| inners[i as usize].clone()"
-
-    def frames(index: int) -> str:
-        return f"scheduler.frames({args[index]})"
-
-    def policy(index: int) -> str:
-        return f"Overflow::{RUST_POLICIES[args[index]]}"
-
-    def signals(names: list[str]) -> str:
-        return "&[" + ", ".join(names) + "]"
-
     table: dict[str, Callable[[], str]] = {
-        "takeWhile": lambda: f"{a}.take_while(false, {rust_fn(args[0])})",
-        "takeWhileInclusive": lambda: f"{a}.take_while(true, {rust_fn(args[0])})",
-        "zip": lambda: f"Signal::zip({signals(args)})", "zip3": lambda: f"Signal::zip({signals(args)})",
-        "combineLatest": lambda: f"Signal::combine_latest({signals(args)}, None)",
-        "switchMap": lambda: f"{a}.map_to_signal({select})",
-        "concatMap": lambda: f"{a}.merge_map(1, {select})",
-        "switchToLatest": lambda: f"{a}.map({select}).switch_to_latest()",
-        "queue": lambda: f"{a}.map({select}).queue()",
-        "throttled": lambda: f"{a}.map({select}).throttled()",
-        "catch": lambda: f"{a}.catch(move |_error| {args[0]}.clone())",
-        "takeUntilAction": lambda: (f"{a}.take_until(|&x: &i64| TakeAction::new({expression(args[0], 'Rust')}, "
-                                    f"{expression(args[1], 'Rust')}))"),
-        "retryBackoff": lambda: f"{a}.retry({frames(0)}, {frames(1)}, scheduler.queue())",
-        "timeout": lambda: f"{a}.timeout({frames(0)}, scheduler.queue(), &{args[1]})",
-        "deferred": lambda: f"Signal::deferred(move || {args[0]}.clone())",
-        "mergeMap": lambda: f"{a}.merge_map({args[0]}, {select})",
-        "bufferTimeBounded": lambda: (f"{a}.buffer_time_bounded({frames(0)}, scheduler.queue(), {args[1]}, "
-                                      f"{policy(2)})"),
-        "queueBounded": lambda: (f"{a}\n    .map({select})\n"
-                                 f"    .merge_map_bounded(1, {args[0]}, {policy(1)}, |inner: Signal<i64>| inner)"),
-        "mergeMapBounded": lambda: f"{a}.merge_map_bounded({args[0]}, {args[1]}, {policy(2)}, {select})",
-        "zipBounded": lambda: f"Signal::zip_bounded({signals(args[2:])}, {args[0]}, {policy(1)})",
-        "groupBy": lambda: (f"{a}\n    .group_by(|&x: &i64| {expression(args[0], 'Rust')})\n"
-                            "    .merge_map(usize::MAX, |(key, group): (i64, Signal<i64>)| {\n"
-                            "        group.map(move |x: i64| vec![key, x])\n    })"),
-        "retry": lambda: f"{a}.retry_count({args[0]}, None)",
-        "retryDelay": lambda: f"{a}.retry_count({args[0]}, Some(({frames(1)}, scheduler.queue())))",
-        "deliverOnBounded": lambda: f"{a}.deliver_on_bounded(scheduler.queue(), {args[0]}, {policy(1)})",
-        "onBackpressureBuffer": lambda: f"{a}.on_backpressure_buffer({args[0]}, {policy(1)})",
+        "concatMap": lambda: f"{a}.merge_map(1, {RUST_SELECT})",
     }
     if op in SIDE:
         effect, takes, _, _ = SIDE[op]
         value = (" {}", ", x") if takes else ("", "")
         return (f"{a}.{snake(op)}(move |{'x: &i64' if takes else ''}| "
                 f"println!(\"{{}}: {effect}{value[0]}\", clock.frame_now(){value[1]}))")
-    standard = STANDARD.get(op)
-    if op not in table and standard:
-        name = standard.rust
-        table[op] = {
-            "unary": lambda: f"{a}.{name}()",
-            "count": lambda: f"{a}.{name}({args[0]})", "value": lambda: f"{a}.{name}({args[0]})",
-            "signal": lambda: f"{a}.{name}(&{args[0]})",
-            "predicate": lambda: f"{a}.{name}({rust_fn(args[0])})", "map": lambda: f"{a}.{name}({rust_fn(args[0])})",
-            "reduce": lambda: f"{a}.{name}({args[1]}, {rust_fn(args[0])})",
-            "signals": lambda: f"Signal::{name}({signals(args)})",
-            "time": lambda: f"{a}.{name}({frames(0)}, scheduler.queue())",
-            "on": lambda: f"{a}.{name}(scheduler.queue())",
-        }[standard.shape]
+    if op not in table:
+        operator, _ = OPERATORS[op]
+        arguments = example_arguments(case, rust_arguments, "true")
+        if operator.shape.flag and "flag" not in arguments:
+            arguments["flag"] = "false"  # Rust's flag has no default
+        if groups(op):
+            # group_by's key function borrows the value.
+            key = words[API.marble_words(operator.shape)[0]["map"]]
+            arguments["map"] = f"|&x: &i64| {expression(key, 'Rust')}"
+        if of_signals(op):
+            wrap = "\n    " if operator.shape.bounded else ""  # a long line
+            arguments["source"] = f"{a}{wrap}.map({RUST_SELECT}){wrap}"
+        else:
+            arguments["source"] = f"{a}\n    " if groups(op) else a
+        call = API.shapes.spell("Rust", operator, arguments)
+        if groups(op):
+            call += ("\n    .merge_map(usize::MAX, |(key, group): (i64, Signal<i64>)| {\n"
+                     "        group.map(move |x: i64| vec![key, x])\n    })")
+        table[op] = lambda: call
     count = taken(case)
     return table[op]() + (f".take({count})" if count else "")
 
@@ -844,9 +802,8 @@ def rust_example(case: Case) -> str:
         table = ("&[" + ", ".join(f"('{d}', {d}{'i64' if i == 0 else ''})" for i, d in enumerate(digits)) + "]"
                  if digits else "&[] as &[(char, i64)]")
         lines.append(f"    let ({name}, _) = scheduler.{'hot' if hot else 'cold'}(\"{diagram}\", {table}, &())?;")
-    if op in INNERS:
-        inner_names = inner_inputs(op, case.ops[0][1:])
-        lines.append(f"    let inners = [{', '.join(inner_names)}];")
+    if indexes_inners(case.ops[0]):
+        lines.append(f"    let inners = [{', '.join(inners_of(case.ops[0]))}];")
     if op in SIDE:
         lines.append("    let clock = scheduler.clone();")
     lines.append(f"    let result = {body.replace(chr(10), chr(10) + '    ')};")
@@ -888,33 +845,36 @@ def c_example(case: Case) -> str:
              BINARY | PREDICATES | {"identity", "negate", "times", "plus", "mod"}]
     for spec in specs:
         helpers += c_function(spec) + [""]
-    fn = c_name(specs[0]) if specs else ""
-    inner_names = inner_inputs(op, args)
-    if op == "takeUntilAction":
+    words = case.ops[0]
+    inner_names = inners_of(words)
+    operator = OPERATORS[op][0] if op in OPERATORS else None
+    kinds = operator.kinds() if operator else ()
+    if operator and "action" in kinds:
+        at = API.marble_words(operator.shape)[0]["action"]
         helpers += ["/* Passes a value, completes after it, both, or neither (drops it). */",
                     "static int decide(void *ctx, const sk_value *value) {",
-                    f"    return ({c_name(args[0])}(ctx, value) ? SK_TAKE_PASS : 0) |",
-                    f"           ({c_name(args[1])}(ctx, value) ? SK_TAKE_COMPLETE : 0);", "}", ""]
-    if op == "catch":
-        helpers += ["/* The signal to continue with after the error (ctx: it), +1. */",
-                    "static sk_signal *fallback(void *ctx, const sk_value *error) {", "    (void)error;",
+                    f"    return ({c_name(words[at])}(ctx, value) ? SK_TAKE_PASS : 0) |",
+                    f"           ({c_name(words[at + 1])}(ctx, value) ? SK_TAKE_COMPLETE : 0);", "}", ""]
+    if "inner" in kinds and len(inner_names) == 1:
+        helpers += ["/* The one signal it continues with, whatever it is given (ctx: the signal), +1. */",
+                    "static sk_signal *one_input(void *ctx, const sk_value *value) {", "    (void)value;",
                     "    return sk_signal_retain(ctx);", "}", ""]
-    if op == "deferred":
+    if "make" in kinds:
         helpers += ["/* Makes the signal at each start (ctx: the one to start), +1. */",
                     "static sk_signal *make(void *ctx) { return sk_signal_retain(ctx); }", ""]
-    if op in META or op == "queueBounded":
+    if of_signals(op):
         helpers += ["/* The value i as a signal value: inners[i]. */",
                     "static void select_inner(void *ctx, const sk_value *value, sk_value *out) {",
                     "    sk_signal **inners = ctx;", "    int64_t i = 0;", "    sk_value_get_int64(value, &i);",
                     "    sk_value_set_signal(out, inners[i]);", "}", ""]
         setup.append(f"sk_signal *inners[] = {{{', '.join(inner_names)}}};")
-    if op in ("switchMap", "concatMap", "mergeMap", "mergeMapBounded"):
+    elif indexes_inners(words):
         helpers += ["/* The inner signal a value i selects: inners[i] (+1). */",
                     "static sk_signal *select_inner(void *ctx, const sk_value *value) {",
                     "    sk_signal **inners = ctx;", "    int64_t i = 0;", "    sk_value_get_int64(value, &i);",
                     "    return sk_signal_retain(inners[i]);", "}", ""]
         setup.append(f"sk_signal *inners[] = {{{', '.join(inner_names)}}};")
-    if op == "groupBy":
+    if groups(op):
         helpers += ["/* Each value of a group as [key, value] (ctx: the key). */",
                     "static void with_key(void *ctx, const sk_value *value, sk_value *out) {",
                     "    sk_value pair[2] = {*(const sk_value *)ctx, *value};",
@@ -927,75 +887,47 @@ def c_example(case: Case) -> str:
                     "    sk_value_get_array_item(group, 0, &key);", "    sk_value_get_array_item(group, 1, &item);",
                     "    sk_value_get_signal(item, &values);", "    sk_value_copy(key_copy, key);",
                     "    sk_signal_map(&pairs, values, with_key, key_copy, release_key);", "    return pairs;", "}", ""]
-    standard = STANDARD.get(op)
-    shape = standard.shape if standard else ""
-    if shape in ("reduce", "value"):
-        number = args[1] if shape == "reduce" else args[0]
-        setup += ["sk_value initial;" if shape == "reduce" else "sk_value fallback;",
-                  f"sk_value_set_int64(&{'initial' if shape == 'reduce' else 'fallback'}, {number});"]
-    if op in ("zip", "zip3", "combineLatest") or shape == "signals":
-        setup.append(f"sk_signal *inputs[] = {{{', '.join(args)}}};")
-    if op == "zipBounded":
-        setup.append(f"sk_signal *inputs[] = {{{', '.join(args[2:])}}};")
-    def time(index: int = 0) -> str:
-        return f"{args[index]} * frame"
+
+    def c_arguments(kind: str, words: list[str], i: int | None) -> str:
+        """A kind of the case's line, as a C example writes it."""
+        word = words[i] if i is not None and i < len(words) else ""
+        spelled = {"predicate": c_name(word) if word else "", "map": c_name(word) if word else "",
+                   "fold": c_name(word) if word else "", "overflow": f"SK_OVERFLOW_{POLICIES.get(word, ('',) * 3)[1]}",
+                   "seconds": f"{word} * frame", "most": f"{word} * frame", "delay": f"{word} * frame",
+                   "queue": "queue", "value": "&fallback", "initial": "&initial",
+                   "signals": f"inputs, {len(words) - (i or 0)}", "inner": "one_input" if len(inner_names) == 1
+                   else "select_inner", "make": "make", "action": "decide", "look": "look", "work": "work"}
+        if kind in ("value", "initial"):
+            setup.extend([f"sk_value {spelled[kind][1:]};", f"sk_value_set_int64({spelled[kind]}, {word});"])
+        if kind == "signals":
+            setup.append(f"sk_signal *inputs[] = {{{', '.join(words[i:])}}};")
+        return spelled.get(kind, word)
+
     calls: dict[str, str] = {
-        "takeWhile": f"sk_signal_take_while(&result, {a}, {fn}, NULL, NULL, false)",
-        "takeWhileInclusive": f"sk_signal_take_while(&result, {a}, {fn}, NULL, NULL, true)",
-        "zip": f"sk_signal_zip(&result, inputs, {len(args)})", "zip3": f"sk_signal_zip(&result, inputs, {len(args)})",
-        "combineLatest": f"sk_signal_combine_latest(&result, inputs, {len(args)}, NULL)",
-        "switchMap": f"sk_signal_map_to_signal(&result, {a}, select_inner, inners, NULL)",
         "concatMap": f"sk_signal_merge_map(&result, {a}, 1, select_inner, inners, NULL)",
-        "mergeMap": f"sk_signal_merge_map(&result, {a}, {args[0] if args else ''}, select_inner, inners, NULL)",
-        **{meta: f"sk_signal_map(&signals, {a}, select_inner, inners, NULL);\n    "
-                 f"sk_signal_{META[meta]}(&result, signals)" for meta in META},
-        "catch": f"sk_signal_catch(&result, {a}, fallback, {args[0] if args else ''}, NULL)",
-        "takeUntilAction": f"sk_signal_take_until(&result, {a}, decide, NULL, NULL)",
-        "bufferTimeBounded": (f"sk_signal_buffer_time_bounded(&result, {a}, {time() if args else ''}, queue, "
-                              f"{args[1] if len(args) > 1 else ''}, "
-                              f"SK_OVERFLOW_{POLICIES.get(args[2] if len(args) > 2 else '', ('', '', ''))[1]}, NULL, NULL, NULL)"),
-        "queueBounded": (f"sk_signal_map(&signals, {a}, select_inner, inners, NULL);\n    "
-                         f"sk_signal_queue_bounded(&result, signals, {args[0] if args else ''}, "
-                         f"SK_OVERFLOW_{POLICIES.get(args[1] if len(args) > 1 else '', ('', '', ''))[1]}, NULL, NULL, NULL)"),
-        "mergeMapBounded": (f"sk_signal_merge_map_bounded(&result, {a}, {args[0] if args else ''}, "
-                            f"{args[1] if len(args) > 1 else ''}, "
-                            f"SK_OVERFLOW_{POLICIES.get(args[2] if len(args) > 2 else '', ('', '', ''))[1]}, "
-                            "select_inner, NULL, inners, NULL)"),
-        "zipBounded": (f"sk_signal_zip_bounded(&result, inputs, {max(len(args) - 2, 0)}, {args[0] if args else ''}, "
-                       f"SK_OVERFLOW_{POLICIES.get(args[1] if len(args) > 1 else '', ('', '', ''))[1]}, NULL, NULL, NULL)"),
-        "retryBackoff": f"sk_signal_retry(&result, {a}, {time(0) if args else ''}, {time(1) if len(args) > 1 else ''}, queue)",
-        "timeout": f"sk_signal_timeout(&result, {a}, {time(0) if args else ''}, queue, {args[1] if len(args) > 1 else ''})",
-        "deferred": f"sk_signal_deferred(&result, make, {args[0] if args else ''}, NULL)",
-        "retry": f"sk_signal_retry_count(&result, {a}, {args[0] if args else ''}, 0, NULL)",
-        "retryDelay": f"sk_signal_retry_count(&result, {a}, {args[0] if args else ''}, "
-                      f"{time(1) if len(args) > 1 else ''}, queue)",
-        "deliverOnBounded": (f"sk_signal_deliver_on_bounded(&result, {a}, queue, {args[0] if args else ''}, "
-                             f"SK_OVERFLOW_{POLICIES.get(args[1] if len(args) > 1 else '', ('', '', ''))[1]}, NULL, NULL, NULL)"),
-        "onBackpressureBuffer": (f"sk_signal_on_backpressure_buffer(&result, {a}, {args[0] if args else ''}, "
-                                 f"SK_OVERFLOW_{POLICIES.get(args[1] if len(args) > 1 else '', ('', '', ''))[1]}, NULL, NULL, NULL)"),
-        "groupBy": f"sk_signal_group_by(&groups, {a}, {fn}, NULL, NULL);\n    "
-                   "sk_signal_merge_map(&result, groups, SIZE_MAX, group_values, NULL, NULL)",
     }
-    if op not in calls and standard:
-        c = standard.c
-        calls[op] = {
-            "unary": f"{c}(&result, {a})",
-            "count": f"{c}(&result, {a}, {args[0] if args else ''})",
-            "signal": f"{c}(&result, {a}, {args[0] if args else ''})",
-            "value": f"{c}(&result, {a}, &fallback)",
-            "predicate": f"{c}(&result, {a}, {fn}, NULL, NULL)", "map": f"{c}(&result, {a}, {fn}, NULL, NULL)",
-            "reduce": f"{c}(&result, {a}, &initial, {fn}, NULL, NULL)",
-            "signals": f"{c}(&result, inputs, {len(args)})",
-            "time": f"{c}(&result, {a}, {time() if args else ''}, queue)",
-            "on": f"{c}(&result, {a}, queue)",
-            "tap": f"{c}(&result, {a}, look, queue, NULL)",
-            "work": f"{c}(&result, {a}, work, queue, NULL)",
-        }[standard.shape]
+    if op not in calls and operator:
+        arguments = {"out": "&groups" if groups(op) else "&result", "source": "signals" if of_signals(op) else a,
+                     "ctx": "NULL, NULL", "flag": "false", "maybe_queue": "NULL", "delay": "0",
+                     "delay_queue": "NULL", "on_drop": "NULL"}
+        arguments.update(example_arguments(case, c_arguments, "true"))
+        if "inner" in kinds:
+            arguments["ctx"] = f"{inner_names[0] if len(inner_names) == 1 else 'inners'}, NULL"
+        elif "make" in kinds:
+            arguments["ctx"] = f"{inner_names[0] if inner_names else words[1]}, NULL"
+        elif "look" in kinds or "work" in kinds:
+            arguments["ctx"] = "queue, NULL"
+        call = API.shapes.spell("C", operator, arguments)
+        if of_signals(op):
+            call = f"sk_signal_map(&signals, {a}, select_inner, inners, NULL);\n    " + call
+        if groups(op):
+            call += ";\n    sk_signal_merge_map(&result, groups, SIZE_MAX, group_values, NULL, NULL)"
+        calls[op] = call
     names = [name for name, _, _ in case.inputs]
     lines = [f"/* {op}: the marble case {case.name}",
              f" * ({case.where.rsplit(':', 1)[0]}) on virtual time. Generated by tools/docs/examples.py. */",
              "#include <signalkit_test.h>", "#include <stdio.h>"]
-    if op == "groupBy":
+    if groups(op):
         lines += ["#include <stdint.h>", "#include <stdlib.h>"]
     lines.append("")
     lines += helpers
@@ -1043,8 +975,8 @@ def c_example(case: Case) -> str:
     lines += ["", "int main(void) {", "    const double frame = 0.001; /* a frame is 1 ms of virtual time */",
               "    sk_marble_value digits[10]; /* each digit of the diagrams stands for its integer */",
               "    sk_queue *queue;",
-              f"    sk_signal *{', *'.join(names)}, *result{', *groups' if op == 'groupBy' else ''}"
-              f"{', *signals' if op in META or op == 'queueBounded' else ''}{', *started' if taken(case) else ''};",
+              f"    sk_signal *{', *'.join(names)}, *result{', *groups' if groups(op) else ''}"
+              f"{', *signals' if of_signals(op) else ''}{', *started' if taken(case) else ''};",
               "    sk_disposable *subscription" + "".join(f", *late{i or ''}" for i in range(len(case.also))) + ";",
               "    for (int i = 0; i < 10; i++) {",
               "        digits[i].symbol = (char)('0' + i);", "        sk_value_set_int64(&digits[i].value, i);",
@@ -1071,9 +1003,9 @@ def c_example(case: Case) -> str:
     lines += [f"    {line}" for line in cleanup]
     lines.append("    sk_disposable_release(subscription);")
     lines.append("    sk_signal_release(result);")
-    if op == "groupBy":
+    if groups(op):
         lines.append("    sk_signal_release(groups);")
-    if op in META or op == "queueBounded":
+    if of_signals(op):
         lines.append("    sk_signal_release(signals);")
     if taken(case):
         lines.append("    sk_signal_release(started);")
@@ -1101,10 +1033,10 @@ def examples(folder: str = MARBLES) -> dict[str, tuple[Case | None, dict[str, tu
                 programs[lang] = (RENDER[lang](case), expected(case, lang))
             except KeyError as missing:
                 raise SystemExit(f"tools/docs/examples.py: no {lang} spelling of the marble operator `{op}` "
-                                 f"({case.where}; {missing}): an operator of a standard shape gets its calls from "
-                                 "its row of tools/api/operators.md (make api-update lists it in "
-                                 f"Tests/common/operator_list.h); add another's call to {RENDER[lang].__name__}'s "
-                                 "table (docs/maintainers/adding-an-operator.md)") from None
+                                 f"({case.where}; {missing}): an operator of the C API gets its calls from its row "
+                                 "of tools/api/operators.md and its shape (tools/api/shapes.py); add another's "
+                                 f"call to {RENDER[lang].__name__}'s table (docs/maintainers/adding-an-operator.md)"
+                                 ) from None
         found[op] = (case, programs)
     return found
 

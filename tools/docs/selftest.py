@@ -8,8 +8,8 @@ site.py and each rule of cpp_comments.py is shown to catch what it is for.
   image, and accepts a link from the site's root;
 - the operator examples (examples.py): what one must print is read from
   its case's out and also lines (each subscriber's events by frame, the
-  late one labelled), an operator of a standard shape is spelled in each
-  language from its row of the operator table and its shape, an operator
+  late one labelled), an operator is spelled in each language from its row
+  of the operator table and its shape (a bounded one too), an operator
   no case applies alone gets no example and
   its page says why, and a page with examples shows the five programs and
   their outputs;
@@ -214,13 +214,23 @@ def main() -> int:
     skipping = examples_module.Case("skipping", "t.marbles:1", inputs=[("a", False, "-1-2|")],
                                     ops=[["skipWhile", "lt:2"]], out="---2|")
     spelled = {lang: examples_module.RENDER[lang](skipping) for lang in examples_module.LANGUAGES}
-    expect(examples_module.STANDARD["skipWhile"].shape == "predicate"
+    expect(examples_module.OPERATORS["skipWhile"][0].shape.base == "predicate"
            and "sk_signal_skip_while(&result, a, less_than_2, NULL, NULL)" in spelled["C"]
            and "a | sk::skip_while([](std::int64_t x) { return x < 2; })" in spelled["C++"]
            and "a.signal |> skipWhile { $0 < 2 }" in spelled["Swift"]
            and "a.skip_while(lambda x: x < 2)" in spelled["Python"]
            and "a.skip_while(|&x: &i64| x < 2)" in spelled["Rust"],
            "an operator of a standard shape is spelled from its row of the operator table and its shape: "
+           f"{spelled}")
+    bounded = examples_module.Case("bounded", "t.marbles:1", inputs=[("a", False, "-1-2|")],
+                                   ops=[["onBackpressureBuffer", "2", "dropNewest"]], out="-1-2|")
+    spelled = {lang: examples_module.RENDER[lang](bounded) for lang in examples_module.LANGUAGES}
+    expect("sk_signal_on_backpressure_buffer(&result, a, 2, SK_OVERFLOW_DROP_NEWEST, NULL, NULL, NULL)" in spelled["C"]
+           and "a | sk::on_backpressure_buffer(2, sk::overflow::drop_newest)" in spelled["C++"]
+           and "a.signal |> onBackpressureBuffer(capacity: 2, overflow: .dropNewest)" in spelled["Swift"]
+           and 'a.on_backpressure_buffer(capacity=2, overflow="drop_newest")' in spelled["Python"]
+           and "a.on_backpressure_buffer(2, Overflow::DropNewest)" in spelled["Rust"],
+           "an operator of a shape and the bounded modifier is spelled from its row and its shape: "
            f"{spelled}")
     page = "".join(site_module.examples_html("take", None))
     expect("no-example" in page and "alone" in page, "a page without an example says why")

@@ -1,12 +1,11 @@
 // The cost table's Swift rows (issue 41; Benchmarks/README.md, "Per-operator
 // cost"), run by `make bench-check` under callgrind (Benchmarks/run.py, one
 // process): one operator between a pipe and a plain subscriber
-// (`start(next:)`), the shape a user writes, for every operator of the
-// operator table with a Swift name. The rows of a standard shape are
-// generated (Operators.generated.swift, by tools/api/operators.py from the
-// table's Swift names, the shape read from the C function); the others are
-// below (the reason for each generated row written here is in
-// operators.py's COST_SWIFT_BY_HAND). What each operator is given is
+// (`start(next:)`), the shape a user writes, for every C operator of the
+// operator table. The rows are generated (Operators.generated.swift, by
+// tools/api/operators.py from the table's Swift names and the operators'
+// shapes); the few whose Swift call is not their shape's are below (the
+// reason for each is in operators.py's COST_SWIFT_BY_HAND). What each operator is given is
 // CostRows.h's, as for the C and C++ programs. Each row runs at 2,000 and
 // 4,000 puts, counted under the labels "op:ROW n" and "op:ROW 2n"; its
 // allocations and deliveries per put are printed as JSON lines.
@@ -77,51 +76,44 @@ final class CostSink {
     var deliveries = 0
 }
 
-/// catch's function: the pipe never fails, so it is never called (a
-/// generic function: a closure over NoError, which has no values, would be
-/// code that never runs).
-func recoverWithZero<E>(_ error: E) -> Signal<Int, NoError> {
-    .single(0)
+/// A row: its name (the C function's without `sk_signal_`), whether its
+/// input is a signal of signals (each put is then one), and its pipeline.
+struct CostRow {
+    let name: String
+    let signals: Bool
+    let build: (CostArguments) -> Disposable
+
+    init(_ name: String, signals: Bool, _ build: @escaping (CostArguments) -> Disposable) {
+        self.name = name
+        self.signals = signals
+        self.build = build
+    }
 }
 
-let rowsByHand: [(String, (CostArguments) -> Disposable)] = [
-    ("bare", { a in a.start(a.source) }),
-    ("buffer_count_100", { a in a.start(a.source |> buffer(count: 100)) }),
-    ("combine_latest", { a in a.start(combineLatest(a.source, a.source)) }),
-    ("zip", { a in a.start(zip(a.source, a.source)) }),
-    ("take_while", { a in a.start(a.source |> takeWhile(a.predicate)) }),
-    ("take_until", { a in a.start(a.source |> take(until: { _ in SignalTakeAction(passthrough: true, complete: false) })) }),
-    ("map_to_signal", { a in a.start(a.source |> mapToSignal { Signal<Int, NoError>.single($0) }) }),
-    ("merge_map", { a in a.start(a.source |> mergeMap(maxConcurrent: 2) { Signal<Int, NoError>.single($0) }) }),
-    ("catch", { a in a.start(a.source |> `catch`(recoverWithZero)) }),
-    ("retry", { a in a.start(a.source |> retry(COST_SECONDS, maxDelay: 1, onQueue: a.queue)) }),
-    ("retry_count", { a in a.start(a.source |> retry(count: 3)) }),
-    ("timeout", { a in a.start(a.source |> timeout(3600, queue: a.queue, alternate: a.other)) }),
-    ("deferred", { a in
-        let source = a.source
-        return a.start(deferred { source })
-    }),
-    ("on_backpressure_buffer", { a in a.start(a.source |> onBackpressureBuffer(capacity: 1000, overflow: .dropNewest)) }),
-    ("deliver_on_bounded", { a in a.start(a.source |> deliverOn(a.queue, capacity: 1 << 20, overflow: .dropNewest)) }),
-    ("zip_bounded", { a in a.start(zip(a.source, a.source, capacity: 1 << 20, overflow: .dropNewest)) }),
-    ("merge_map_bounded", { a in
-        a.start(a.source |> mergeMap(maxConcurrent: 2, capacity: 1 << 20, overflow: .dropNewest) { Signal<Int, NoError>.single($0) })
-    }),
-    ("queue_bounded", { a in a.start(a.signals |> mergeMap(maxConcurrent: 1, capacity: 1 << 20, overflow: .dropNewest) { $0 }) }),
-    ("buffer_time_bounded", { a in
-        a.start(a.source |> buffer(timeSpan: COST_SECONDS, queue: a.queue, capacity: 1 << 20, overflow: .dropNewest))
-    }),
-    ("switch_to_latest", { a in a.start(a.signals |> switchToLatest) }),
-    ("queue", { a in a.start(a.signals |> queue) }),
-    ("throttled", { a in a.start(a.signals |> throttled) }),
-    ("last", { a in a.start(last(signal: a.source)) }),
-    ("reduce_left", { a in a.start(a.source |> reduceLeft(value: 0, f: a.fold)) }),
+/// The signal functions' (map_to_signal, merge_map, catch): a one-value
+/// signal. A generic function: catch's is called with an error of NoError,
+/// which has no values, where a closure would be code that never runs.
+func singleOf<V>(_ value: V) -> Signal<Int, NoError> {
+    .single(1)
+}
+
+/// The rows that are no operator (bare, buffer_count_100), and those whose
+/// Swift call is not their shape's (tools/api/operators.py,
+/// COST_SWIFT_BY_HAND, says why each).
+let rowsByHand: [CostRow] = [
+    CostRow("bare", signals: false) { a in a.start(a.source) },
+    CostRow("buffer_count_100", signals: false) { a in a.start(a.source |> buffer(count: 100)) },
+    CostRow("combine_latest", signals: false) { a in a.start(combineLatest(a.source, a.source)) },
+    CostRow("zip", signals: false) { a in a.start(zip(a.source, a.source)) },
+    CostRow("last", signals: false) { a in a.start(last(signal: a.source)) },
+    CostRow("reduce_left", signals: false) { a in a.start(a.source |> reduceLeft(value: 0, f: a.fold)) },
 ]
 
 /// One row: build, start, `puts` puts, dispose; the values delivered.
-func costRow(_ row: String, _ build: (CostArguments) -> Disposable, puts: Int) -> Int {
+func run(_ costRow: CostRow, puts: Int) -> Int {
+    let row = costRow.name
     let a = CostArguments(row)
-    let disposable = build(a)
+    let disposable = costRow.build(a)
     let advance = { (queue: Queue) in
         do {
             _ = try queue.advance(by: COST_ADVANCE)
@@ -133,7 +125,7 @@ func costRow(_ row: String, _ build: (CostArguments) -> Disposable, puts: Int) -
     if let queue = a.usedQueue {
         advance(queue)
     }
-    if cost_signal_valued(row) {
+    if costRow.signals {
         let one = Signal<Int, NoError>.single(1)
         for _ in 0 ..< puts {
             a.signalPipe.putNext(one)
@@ -155,18 +147,19 @@ func allocations() -> Int64 {
     return Int64(now.mallocs + now.reallocs)
 }
 
-func measure(_ row: String, _ build: (CostArguments) -> Disposable) {
+func measure(_ costRow: CostRow) {
+    let row = costRow.name
     let puts = Int(COST_PUTS)
     let labelN = "op:\(row) n"
     let label2N = "op:\(row) 2n"
-    _ = costRow(row, build, puts: 100)
+    _ = run(costRow, puts: 100)
     let s0 = allocations()
     cost_counted_begin()
-    let a = costRow(row, build, puts: puts)
+    let a = run(costRow, puts: puts)
     cost_counted_end(labelN)
     let s1 = allocations()
     cost_counted_begin()
-    let b = costRow(row, build, puts: 2 * puts)
+    let b = run(costRow, puts: 2 * puts)
     cost_counted_end(label2N)
     let s2 = allocations()
     let expected = puts * Int(cost_deliveries_hundredths(row)) / 100
@@ -180,10 +173,10 @@ func measure(_ row: String, _ build: (CostArguments) -> Disposable) {
 }
 
 var seen = Set<String>()
-for (row, build) in rowsByHand + generatedCostRows() {
-    if !seen.insert(row).inserted {
-        print("{\"impl\":\"swift\",\"workload\":\"op:\(row)\",\"error\":\"two rows named \(row)\"}")
+for row in rowsByHand + generatedCostRows() {
+    if !seen.insert(row.name).inserted {
+        print("{\"impl\":\"swift\",\"workload\":\"op:\(row.name)\",\"error\":\"two rows named \(row.name)\"}")
         exit(1)
     }
-    measure(row, build)
+    measure(row)
 }

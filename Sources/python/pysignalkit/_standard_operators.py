@@ -10,9 +10,9 @@ from typing import TYPE_CHECKING, Any, Callable, List, Optional, TypeVar, Union
 
 from ._callbacks import _c_predicate_callback, _c_value_callback, _c_work_callback
 from ._core import C
-from ._handle import _count_arg, _seconds_arg
+from ._handle import _InFlight, _count_arg, _seconds_arg
 from ._asyncio import _time_queue
-from ._queue import Queue, _queue_arg
+from ._queue import Queue, _bounded_policy, _drop_arguments, _queue_arg
 from ._signal_core import _new_signal, _signal_arg, _SignalCore, _with_value
 
 if TYPE_CHECKING:  # annotations only: the composed class is above this module
@@ -42,6 +42,41 @@ class _CombineStandard(_SignalCore[T_co]):
 class _DispatchStandard(_SignalCore[T_co]):
     """The Dispatch family's operators of a standard shape (extended by
     _operators.dispatch._DispatchOperators)."""
+
+    def on_backpressure_buffer(self, capacity: int, overflow: Union[str, int],
+                               on_drop: Optional[Callable[[Any, int], object]] = None) -> "Signal[T_co]":
+        """The values one at a time, at most `capacity` of them waiting while
+        one is delivered (RxJava's onBackpressureBuffer,
+        sk_signal_on_backpressure_buffer). A value arriving while none is
+        being delivered is delivered at once, on its thread; one arriving
+        meanwhile (another thread, or from inside the delivery) waits, and
+        the delivering thread delivers it before it returns.
+
+        When `capacity` values wait, `overflow` decides: "drop_newest" (the
+        incoming value is dropped), "drop_oldest" (the oldest waiting one
+        is), "latest" (the newest waiting one is replaced: the consumer ends
+        with the latest), "error" (the stream fails with a SignalError
+        naming the operator and the capacity, after the values waiting),
+        "block" (the producing thread waits for room: nothing is dropped).
+        The OVERFLOW_* constants are accepted too. Each dropped value goes to
+        on_drop(value, dropped), `dropped` being the subscription's count of
+        drops so far, on the thread that dropped it; an exception in it is
+        reported, not raised. ValueError for a capacity of 0 or an unknown
+        policy.
+
+        "block" waits without the GIL (while a signal made with "block"
+        exists, every put of the package lets the GIL go around the
+        library's put), so the consumer's Python callbacks run meanwhile.
+        Where waiting could never end, the stream fails instead with a
+        SignalError saying "cannot block" (after the values waiting, the
+        value dropped): a value put from inside the delivery (the consumer's
+        own thread), or a deliver_on whose queue is host-drained (such as
+        asyncio_queue()). Not detected: a producer holding a lock that the
+        consumer's callback needs. An asyncio producer awaits
+        Pipe.put_async, which waits for room without holding the loop."""
+        size, policy = _bounded_policy("on_backpressure_buffer", capacity, overflow, on_drop)
+        with _InFlight(self) as (pointer,):  # closed: ValueError before retaining anything
+            return _new_signal(C.signal_on_backpressure_buffer, pointer, size, policy, *_drop_arguments(on_drop, policy))
 
     def run_on(self, queue: "Queue") -> "Signal[T_co]":
         """Starts this (runs its generator) on `queue`."""

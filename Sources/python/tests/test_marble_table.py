@@ -262,123 +262,163 @@ def plain_function(spec, where):
     raise AssertionError(f"{where}: the Python runner does not know the function {spec!r}")
 
 
+POLICIES = {"dropNewest": "drop_newest", "dropOldest": "drop_oldest", "latest": "latest", "error": "error",
+            "block": "block"}
+
+
+class Line:
+    """An `op` line's words, read as the kinds of argument of its operator's
+    shape (marble_operators.py, written by make api-update from the operator
+    table and tools/api/shapes.py, says which word, 1 the first after the
+    name, is which): a count (negative: one past any, size_t's largest; a
+    capacity or a number of retries: 0), a function of the vocabulary, a
+    value, an input's name, inputs' names (`!` where a signal function
+    fails), frames on the case's queue, a policy."""
+
+    def __init__(self, words, where, signal, inputs, scheduler, failures, bounded):
+        self.words, self.where, self.source, self.inputs = words, where, signal, inputs
+        self.scheduler, self.failures, self.queue = scheduler, failures, scheduler.queue
+        self.bounded = bounded
+
+    def has(self, i):
+        return len(self.words) > i
+
+    def word(self, i):
+        if not self.has(i):
+            raise AssertionError(f"{self.where}: `{self.words[0]}` needs argument {i}")
+        return self.words[i]
+
+    def integer(self, i):
+        return int(self.word(i))
+
+    def count(self, i):
+        n = self.integer(i)
+        return n if n >= 0 else 2 ** 64 - 1
+
+    def count_or_zero(self, i):
+        return max(self.integer(i), 0)
+
+    def overflow(self, i):
+        """A bounded place's policy by the table's name (dropNewest:
+        "drop_newest"); the error it ends the stream with is expected."""
+        if self.word(i) not in POLICIES:
+            raise AssertionError(f"{self.where}: `{self.words[i]}` is no policy ({', '.join(POLICIES)})")
+        self.bounded.used = True
+        self.bounded.expect = OVERFLOW_WORDS.get(self.words[i])
+        self.bounded.unseen = NO_ON_DROP.get(self.words[0])
+        return POLICIES[self.words[i]]
+
+    def dropped_signal(self, first):
+        """queueBounded's on_drop: a signal, recorded as the place of its
+        input among those named from word `first` (the upstream's value that
+        named it)."""
+        def on_drop(value, count):
+            places = [i for i, a in enumerate(self.words[first:]) if self.inputs[a].pointer == value.pointer]
+            self.bounded.on_drop(places[0] if places else -1, count)
+        return on_drop
+
+    def host_queue(self, first):
+        """deliverOnBounded N P [host F...]: a host queue drained at the
+        frames F from word `first`, instead of the case's virtual queue."""
+        if not self.has(first):
+            return self.queue
+        if self.words[first] != "host" or not self.has(first + 1):
+            raise AssertionError(f"{self.where}: deliverOnBounded N P is followed by nothing or by host and frames")
+        queue = sk.Queue.host("marble host")
+        self.bounded.hosts.append(queue)
+        for frame in self.words[first + 1:]:
+            self.scheduler.schedule(queue.drain, at=int(frame))
+        return queue
+
+    def function(self, i):
+        return self.failures.failing(self.word(i), self.where, plain_function)
+
+    def value(self, i):
+        return value_of(self.word(i))
+
+    def input(self, i):
+        return self.inputs[self.word(i)]
+
+    def inputs_from(self, i):
+        return tuple(self.inputs[name] for name in self.words[i:])
+
+    def seconds(self, i):
+        return self.scheduler.seconds(self.integer(i))
+
+    def look(self, i):
+        """A side effect's function: it does nothing, and the case checks that
+        the events pass unchanged (or it fails, `!K`)."""
+        return self.failures.side_effect(self.words[i:], self.where, of_value=True)
+
+    def work(self, i):
+        return self.failures.side_effect(self.words[i:], self.where, of_value=False)
+
+    def inner(self, i):
+        """A signal function over the inputs named from word `i`: the value
+        `k`'s (the first for a value that is no integer: catch's error)."""
+        pick = self.failures.inner(self.words[i:], self.inputs)
+        return lambda value: pick(value if isinstance(value, int) and not isinstance(value, bool) else 0)
+
+    def make(self, i):
+        """deferred's: the input of word `i` at each start."""
+        pick = self.failures.inner([self.word(i)], self.inputs)
+        return lambda: pick(0)
+
+    def action(self, i):
+        """take_until's: pass a value when the predicate of word `i` holds,
+        complete after it when the next one does."""
+        passes, completes = self.function(i), self.function(i + 1)
+        return lambda value: (sk.TAKE_PASS if passes(value) else 0) | (sk.TAKE_COMPLETE if completes(value) else 0)
+
+    def upstream(self, i):
+        """The upstream of an operator of a signal of signals: the value `k`
+        the `k`-th input named from word `i`."""
+        names = self.words[i:]
+        return self.source.map(lambda k: self.inputs[names[k]])
+
+    @staticmethod
+    def groups(grouped):
+        """groupBy's groups merged, each value as [key, value]."""
+        return grouped.merge_map(lambda pair: pair[1].map(lambda value, key=pair[0]: [key, value]))
+
+
 def apply(words, where, signal, inputs, scheduler, failures, bounded):
     """`signal` with the operator of an `op` line applied."""
-    name, args = words[0], words[1:]
-    frames = scheduler.seconds
-    q = scheduler.queue
-
-    def function(spec, where):
-        return failures.failing(spec, where, plain_function)
-
-    def named(index=0):
-        return inputs[args[index]]
-
-    def count(index=0):
-        return int(args[index])
-
-    def policy(name):
-        """A bounded operator's policy by the table's name (dropNewest:
-        "drop_newest"); the error it ends the stream with is expected."""
-        policies = {"dropNewest": "drop_newest", "dropOldest": "drop_oldest", "latest": "latest", "error": "error",
-                    "block": "block"}
-        if name not in policies:
-            raise AssertionError(f"{where}: `{name}` is no policy ({', '.join(policies)})")
-        bounded.used = True
-        bounded.expect = OVERFLOW_WORDS.get(name)
-        bounded.unseen = NO_ON_DROP.get(words[0])
-        return policies[name]
-
-    def dropped_signal(value, count):
-        """queueBounded's on_drop: a signal, recorded as the place of its
-        input among the operator's (the upstream's value that named it)."""
-        places = [i for i, a in enumerate(args[2:]) if inputs[a].pointer == value.pointer]
-        bounded.on_drop(places[0] if places else -1, count)
-
-    def deliver_on_bounded():
-        """deliverOnBounded N P [host F...]: on a host queue drained at the
-        frames F, instead of the case's virtual queue."""
-        queue = q
-        if len(args) > 2:
-            if args[2] != "host" or len(args) < 4:
-                raise AssertionError(f"{where}: deliverOnBounded N P is followed by nothing or by host and frames")
-            queue = sk.Queue.host("marble host")
-            bounded.hosts.append(queue)
-            for frame in args[3:]:
-                scheduler.schedule(queue.drain, at=int(frame))
-        return signal.deliver_on(queue, capacity=count(), overflow=policy(args[1]), on_drop=bounded.on_drop)
-
-    def apply_standard(shape, method):
-        """An operator of a standard shape (marble_operators.py, written by
-        make api-update from the operator table, tools/api/operators.md),
-        its arguments read as the shape says; a negative count is one past
-        any (the table's meaning): size_t's largest."""
-        takes = {"unary": 0, "count": 1, "predicate": 1, "map": 1, "value": 1, "signal": 1, "reduce": 2, "time": 1,
-                 "on": 0}
-        if shape in takes and len(args) != takes[shape]:
-            raise AssertionError(f"{where}: `{name}` takes {takes[shape]} argument(s), got {len(args)}")
-        arguments = {
-            "unary": lambda: (),
-            "count": lambda: (count() if count() >= 0 else 2 ** 64 - 1,),
-            "predicate": lambda: (function(args[0], where),),
-            "map": lambda: (function(args[0], where),),
-            "value": lambda: (value_of(args[0]),),
-            "signal": lambda: (named(),),
-            "reduce": lambda: (function(args[0], where), int(args[1])),
-            "signals": lambda: tuple(inputs[a] for a in args),
-            "time": lambda: (frames(count()), q),
-            # A side effect's function does nothing: the case checks that
-            # the events pass unchanged (or it fails, `!K`).
-            "on": lambda: (q,),
-            "tap": lambda: (failures.side_effect(args, where, of_value=True),),
-            "work": lambda: (failures.side_effect(args, where, of_value=False),),
-        }[shape]()
-        return method(*arguments)
-
-    def take_action(passes, completes):
-        """take_until whose function passes a value when `passes` holds and
-        completes after it when `completes` does."""
-        return signal.take_until(lambda value: (sk.TAKE_PASS if passes(value) else 0) |
-                                 (sk.TAKE_COMPLETE if completes(value) else 0))
-
-    if name in MARBLE_OPERATORS:
-        shape, method = MARBLE_OPERATORS[name]
-        return apply_standard(shape, getattr(signal, method) if shape != "signals" else getattr(sk.Signal, method))
-    table = {
-        "takeWhile": lambda: signal.take_while(function(args[0], where)),
-        "takeWhileInclusive": lambda: signal.take_while(function(args[0], where), inclusive=True),
-        "zip": lambda: sk.Signal.zip(*[inputs[a] for a in args]),
-        "zip3": lambda: sk.Signal.zip(*[inputs[a] for a in args]),
-        "combineLatest": lambda: sk.Signal.combine_latest(*[inputs[a] for a in args]),
-        "switchMap": lambda: signal.map_to_signal(failures.inner(args, inputs)),
-        "concatMap": lambda: signal.map(failures.inner(args, inputs)).queue(),
-        "switchToLatest": lambda: signal.map(lambda i: inputs[args[i]]).switch_to_latest(),
-        "queue": lambda: signal.map(lambda i: inputs[args[i]]).queue(),
-        "throttled": lambda: signal.map(lambda i: inputs[args[i]]).throttled(),
-        "mergeMap": lambda: signal.merge_map(failures.inner(args[1:], inputs), max_concurrent=count()),
-        "bufferTimeBounded": lambda: signal.buffer_with_time(frames(count()), q, capacity=count(1), overflow=policy(args[2]),
-                                                             on_drop=bounded.on_drop),
-        "queueBounded": lambda: signal.map(lambda i: inputs[args[2 + i]]).queue(capacity=count(), overflow=policy(args[1]),
-                                                                                 on_drop=dropped_signal),
-        "mergeMapBounded": lambda: signal.merge_map(failures.inner(args[3:], inputs), max_concurrent=count(),
-                                                    capacity=count(1), overflow=policy(args[2])),
-        "zipBounded": lambda: sk.Signal.zip(*[inputs[a] for a in args[2:]], capacity=count(), overflow=policy(args[1]),
+    name = words[0]
+    line = Line(words, where, signal, inputs, scheduler, failures, bounded)
+    # The bounded operators, played before the generated calls of
+    # marble_operators.py (which give no on_drop): each records its drops
+    # (README.md's `dropped`) where its method takes an on_drop, and
+    # deliverOnBounded reads `host F...`.
+    a = line
+    bounded_calls = {
+        "bufferTimeBounded": lambda: signal.buffer_with_time(a.seconds(1), a.queue, capacity=a.count_or_zero(2),
+                                                             overflow=a.overflow(3), on_drop=bounded.on_drop),
+        "queueBounded": lambda: a.upstream(3).queue(capacity=a.count_or_zero(1), overflow=a.overflow(2),
+                                                    on_drop=a.dropped_signal(3)),
+        "mergeMapBounded": lambda: signal.merge_map(a.inner(4), max_concurrent=a.count(1),
+                                                    capacity=a.count_or_zero(2), overflow=a.overflow(3)),
+        "zipBounded": lambda: sk.Signal.zip(*a.inputs_from(3), capacity=a.count_or_zero(1), overflow=a.overflow(2),
                                             on_drop=bounded.on_drop),
-        "deliverOnBounded": deliver_on_bounded,
-        "onBackpressureBuffer": lambda: signal.on_backpressure_buffer(count(), policy(args[1]), on_drop=bounded.on_drop),
-        "takeUntilAction": lambda: take_action(function(args[0], where), function(args[1], where)),
-        "catch": lambda: signal.catch(lambda error: failures.inner(args, inputs)(0)),
-        "deferred": lambda: sk.Signal.deferred(lambda: failures.inner(args, inputs)(0)),
-        "timeout": lambda: signal.timeout(frames(count()), inputs[args[1]], q),
-        "retryBackoff": lambda: signal.retry(frames(count()), frames(count(1)), q),
-        "retry": lambda: signal.retry_count(count()),
-        "retryDelay": lambda: signal.retry_count(count(), frames(count(1)), q),
-        "groupBy": lambda: signal.group_by(function(args[0], where)).merge_map(
-            lambda pair: pair[1].map(lambda value, key=pair[0]: [key, value])),
+        "deliverOnBounded": lambda: signal.deliver_on(a.host_queue(3), capacity=a.count_or_zero(1),
+                                                      overflow=a.overflow(2), on_drop=bounded.on_drop),
+        "onBackpressureBuffer": lambda: signal.on_backpressure_buffer(a.count_or_zero(1), a.overflow(2),
+                                                                      on_drop=bounded.on_drop),
     }
-    if name not in table:
-        raise AssertionError(f"{where}: the Python runner does not know the operator {name!r}")
-    return table[name]()
+    if name in bounded_calls:
+        fixed = {"bufferTimeBounded": 3, "onBackpressureBuffer": 2}
+        if name in fixed and len(words) - 1 != fixed[name]:
+            raise AssertionError(f"{where}: `{name}` takes {fixed[name]} argument(s), got {len(words) - 1}")
+        return bounded_calls[name]()
+    if name in MARBLE_OPERATORS:
+        arguments, call = MARBLE_OPERATORS[name]
+        if arguments >= 0 and len(words) - 1 != arguments:
+            raise AssertionError(f"{where}: `{name}` takes {arguments} argument(s), got {len(words) - 1}")
+        return call(line)
+    if name == "concatMap":
+        # mapToQueue, which Python has not: queue over the values mapped to signals.
+        return signal.map(failures.inner(words[1:], inputs)).queue()
+    raise AssertionError(f"{where}: the Python runner does not know the operator {name!r}")
 
 
 def play(case):

@@ -28,8 +28,8 @@ use std::sync::{Arc, Mutex};
 use rsignalkit::testing::{SubscriptionLog, TestScheduler};
 use rsignalkit::{set_failure_hook, AnyValue, Observer, Overflow, Signal, Subscription, TakeAction};
 
-// standard_operator!: the operators of a standard shape, made from the
-// operator table (`make api-update`).
+// marble_operator!: the operators of the table, made from it and the
+// shapes (`make api-update`).
 include!("generated/marble_operators.rs");
 
 fn marbles_dir() -> PathBuf {
@@ -405,113 +405,200 @@ fn policy(bounded: &mut Bounded, name: &str) -> Result<Overflow, String> {
     Ok(overflow)
 }
 
-fn apply(words: &[String], at: &str, signal: &S, inputs: &HashMap<String, S>, scheduler: &TestScheduler, bounded: &mut Bounded) -> Result<S, String> {
-    let name = words[0].as_str();
-    let args = &words[1..];
-    let arg = |i: usize| args.get(i).cloned().ok_or_else(|| format!("{}: {} needs more arguments", at, name));
-    let count = |i: usize| -> Result<i64, String> { arg(i)?.parse::<i64>().map_err(|_| format!("{}: not a count: {:?}", at, args.get(i))) };
-    let named = |n: &str| inputs.get(n).cloned().ok_or_else(|| format!("{}: no input named {:?}", at, n));
-    let all_named = || args.iter().map(|n| named(n)).collect::<Result<Vec<S>, String>>();
-    let frames = |i: usize| -> Result<std::time::Duration, String> { Ok(scheduler.frames(count(i)? as u32)) };
-    let q = scheduler.queue();
-    // The inputs a signal function returns, `!` (None) where it fails.
-    let failing_or_named = |names: &[String]| {
-        names.iter().map(|n| if n == "!" { Ok(None) } else { named(n).map(Some) }).collect::<Result<Vec<Option<S>>, String>>()
-    };
-    let pick = |inner: &Option<S>, at: String| inner.clone().unwrap_or_else(|| fail(at));
-    let indexed = move |names: Vec<Option<S>>| move |i: AnyValue| pick(&names[int(&i) as usize], int(&i).to_string());
-    let plain = |names: Vec<S>| names.into_iter().map(Some).collect::<Vec<Option<S>>>();
-    // The operators of a standard shape: generated/marble_operators.rs.
-    if let Some(made) = standard_operator!(name, signal, arg, count, named, all_named, frames, q, at) {
-        return Ok(made);
+/// An `op` line's words, read as the kinds of argument of its operator's
+/// shape (generated/marble_operators.rs, written by `make api-update` from
+/// the operator table and tools/api/shapes.py, says which word, 1 the first
+/// after the name, is which): a count (negative: one past any; a capacity
+/// or a number of retries: 0), a function of the vocabulary, a value, an
+/// input's name, inputs' names (`!` where a signal function fails), frames
+/// on the case's queue, a policy.
+struct Line<'a> {
+    words: &'a [String],
+    at: &'a str,
+    signal: &'a S,
+    inputs: &'a HashMap<String, S>,
+    scheduler: &'a TestScheduler,
+    bounded: RefCell<&'a mut Bounded>,
+}
+
+impl Line<'_> {
+    fn has(&self, i: usize) -> bool {
+        self.words.len() > i
     }
-    Ok(match name {
-        "takeWhile" | "takeWhileInclusive" => {
-            let f = predicate(&arg(0)?, at)?;
-            signal.take_while(name == "takeWhileInclusive", move |v| f(int(v)))
+
+    fn word(&self, i: usize) -> Result<String, String> {
+        self.words.get(i).cloned().ok_or_else(|| format!("{}: {} needs more arguments", self.at, self.words[0]))
+    }
+
+    /// The line has exactly `n` arguments.
+    fn arguments(&self, n: usize) -> Result<(), String> {
+        if self.words.len() != n + 1 {
+            return Err(format!("{}: {} takes {} argument(s), got {}", self.at, self.words[0], n, self.words.len() - 1));
         }
-        "zip" | "zip3" => Signal::zip(&all_named()?).cast(),
-        "combineLatest" => Signal::combine_latest(&all_named()?, None).cast(),
-        "switchMap" => signal.map_to_signal(indexed(failing_or_named(args)?)),
-        "concatMap" => signal.map(indexed(failing_or_named(args)?)).queue(),
-        "switchToLatest" => signal.map(indexed(plain(all_named()?))).switch_to_latest(),
-        "queue" => signal.map(indexed(plain(all_named()?))).queue(),
-        "throttled" => signal.map(indexed(plain(all_named()?))).throttled(),
-        "mergeMap" => signal.merge_map(count(0)? as usize, indexed(failing_or_named(&args[1..])?)),
-        "takeUntilAction" => {
-            let pass = predicate(&arg(0)?, at)?;
-            let complete = predicate(&arg(1)?, at)?;
-            signal.take_until(move |v| TakeAction::new(pass(int(v)), complete(int(v))))
+        Ok(())
+    }
+
+    fn integer(&self, i: usize) -> Result<i64, String> {
+        let word = self.word(i)?;
+        word.parse::<i64>().map_err(|_| format!("{}: not an integer: {:?}", self.at, word))
+    }
+
+    fn count(&self, i: usize) -> Result<usize, String> {
+        Ok(usize::try_from(self.integer(i)?).unwrap_or(usize::MAX))
+    }
+
+    fn count_or_zero(&self, i: usize) -> Result<usize, String> {
+        Ok(usize::try_from(self.integer(i)?).unwrap_or(0))
+    }
+
+    fn overflow(&self, i: usize) -> Result<Overflow, String> {
+        policy(&mut self.bounded.borrow_mut(), &self.word(i)?).map_err(|e| format!("{}: {}", self.at, e))
+    }
+
+    fn predicate(&self, i: usize) -> Result<Predicate, String> {
+        predicate(&self.word(i)?, self.at)
+    }
+
+    fn unary(&self, i: usize) -> Result<Unary, String> {
+        unary(&self.word(i)?, self.at)
+    }
+
+    fn binary(&self, i: usize) -> Result<Binary, String> {
+        binary(&self.word(i)?, self.at)
+    }
+
+    fn value(&self, i: usize) -> Result<AnyValue, String> {
+        value_of(&self.word(i)?)
+    }
+
+    fn named(&self, name: &str) -> Result<S, String> {
+        self.inputs.get(name).cloned().ok_or_else(|| format!("{}: no input named {:?}", self.at, name))
+    }
+
+    fn input(&self, i: usize) -> Result<S, String> {
+        self.named(&self.word(i)?)
+    }
+
+    fn inputs(&self, i: usize) -> Result<Vec<S>, String> {
+        self.words.get(i..).unwrap_or(&[]).iter().map(|n| self.named(n)).collect()
+    }
+
+    fn frames(&self, i: usize) -> Result<std::time::Duration, String> {
+        Ok(self.scheduler.frames(self.integer(i)? as u32))
+    }
+
+    fn queue(&self) -> &rsignalkit::Queue {
+        self.scheduler.queue()
+    }
+
+    /// A side effect's function, from word `i` on: nothing, or `!K`.
+    fn look(&self, i: usize) -> Result<Look, String> {
+        look(&|n| self.word(i + n), self.at)
+    }
+
+    fn work(&self, i: usize) -> Result<Work, String> {
+        work(&|n| self.word(i + n), self.at)
+    }
+
+    /// The inputs named from word `i` (`!`: None, where the function fails).
+    fn failing_or_named(&self, names: &[String]) -> Result<Vec<Option<S>>, String> {
+        names.iter().map(|n| if n == "!" { Ok(None) } else { self.named(n).map(Some) }).collect()
+    }
+
+    /// A signal function over the inputs named from word `i`: the value
+    /// `k`'s (the first for a value that is no integer: catch's error).
+    fn inner(&self, i: usize) -> Result<impl Fn(AnyValue) -> S + Send + Sync + 'static, String> {
+        let names = self.failing_or_named(self.words.get(i..).unwrap_or(&[]))?;
+        Ok(move |v: AnyValue| {
+            let k = match v {
+                AnyValue::Int(n) => n,
+                _ => 0,
+            };
+            names[k as usize].clone().unwrap_or_else(|| fail(k.to_string()))
+        })
+    }
+
+    /// deferred's: the input of word `i` at each start.
+    fn make(&self, i: usize) -> Result<impl Fn() -> S + Send + Sync + 'static, String> {
+        let made = self.failing_or_named(&[self.word(i)?])?.remove(0);
+        Ok(move || made.clone().unwrap_or_else(|| fail(String::new())))
+    }
+
+    /// take_until's: pass a value when the predicate of word `i` holds,
+    /// complete after it when the next one does.
+    fn action(&self, i: usize) -> Result<impl Fn(&AnyValue) -> TakeAction + Send + Sync + 'static, String> {
+        let pass = self.predicate(i)?;
+        let complete = self.predicate(i + 1)?;
+        Ok(move |v: &AnyValue| TakeAction::new(pass(int(v)), complete(int(v))))
+    }
+
+    fn source(&self) -> S {
+        self.signal.clone()
+    }
+
+    /// The upstream of an operator of a signal of signals: the value `k` the
+    /// `k`-th input named from word `i`.
+    fn upstream(&self, i: usize) -> Result<Signal<S>, String> {
+        let names = self.inputs(i)?;
+        Ok(self.signal.map(move |v: AnyValue| names[int(&v) as usize].clone()))
+    }
+
+    /// groupBy's groups merged, each value as [key, value].
+    fn groups(&self, grouped: Signal<(AnyValue, S)>) -> S {
+        grouped.merge_map(usize::MAX, |(key, group): (AnyValue, S)| group.map(move |v| AnyValue::Array(vec![key.clone(), v])))
+    }
+}
+
+fn apply(words: &[String], at: &str, signal: &S, inputs: &HashMap<String, S>, scheduler: &TestScheduler, bounded: &mut Bounded) -> Result<S, String> {
+    let drops = Arc::clone(&bounded.drops);
+    let line = Line { words, at, signal, inputs, scheduler, bounded: RefCell::new(bounded) };
+    // The bounded operators whose method takes an on_drop (`_with`), before
+    // the generated calls (which give none): their drops recorded
+    // (README.md's `dropped`), and deliverOnBounded's `host F...`.
+    let clock = scheduler.clone();
+    let on_drop = move |v: &AnyValue, _: u64| drops.lock().unwrap().push((clock.frame_now(), "next", Some(v.clone())));
+    match words[0].as_str() {
+        "onBackpressureBuffer" => {
+            line.arguments(2)?;
+            return Ok(signal.on_backpressure_buffer_with(line.count_or_zero(1)?, line.overflow(2)?, on_drop));
         }
-        "catch" => {
-            let fallback = failing_or_named(&[arg(0)?])?.remove(0);
-            signal.catch(move |_| pick(&fallback, String::new()))
+        "deliverOnBounded" if words.len() == 3 => {
+            return Ok(signal.deliver_on_bounded_with(line.queue(), line.count_or_zero(1)?, line.overflow(2)?, on_drop));
         }
-        "deferred" => {
-            let made = failing_or_named(&[arg(0)?])?.remove(0);
-            Signal::deferred(move || pick(&made, String::new()))
-        }
-        "timeout" => signal.timeout(frames(0)?, q, &named(&arg(1)?)?),
-        "retryBackoff" => signal.retry(frames(0)?, frames(1)?, q),
-        "retry" => signal.retry_count(count(0)? as usize, None),
-        "retryDelay" => signal.retry_count(count(0)? as usize, Some((frames(1)?, q))),
-        "groupBy" => {
-            let f = unary(&arg(0)?, at)?;
-            signal
-                .group_by(move |v| AnyValue::Int(f(int(v))))
-                .merge_map(usize::MAX, |(key, group): (AnyValue, S)| group.map(move |v| AnyValue::Array(vec![key.clone(), v])))
-        }
-        "bufferTimeBounded" => {
-            let overflow = policy(bounded, &arg(2)?)?;
-            signal.buffer_time_bounded(frames(0)?, q, count(1)? as usize, overflow).cast()
-        }
-        "queueBounded" => {
-            // The crate has no queue with a capacity: a merge_map of one at
-            // a time is the same (the operator table's Swift column).
-            let overflow = policy(bounded, &arg(1)?)?;
-            let inners = args[2..].iter().map(|n| named(n)).collect::<Result<Vec<S>, String>>()?;
-            signal.map(indexed(plain(inners))).merge_map_bounded(1, count(0)? as usize, overflow, |inner: S| inner)
-        }
-        "mergeMapBounded" => {
-            let overflow = policy(bounded, &arg(2)?)?;
-            signal.merge_map_bounded(count(0)? as usize, count(1)? as usize, overflow, indexed(failing_or_named(&args[3..])?))
-        }
-        "zipBounded" => {
-            let overflow = policy(bounded, &arg(1)?)?;
-            let inputs = args[2..].iter().map(|n| named(n)).collect::<Result<Vec<S>, String>>()?;
-            Signal::zip_bounded(&inputs, count(0)? as usize, overflow).cast()
-        }
-        "deliverOnBounded" | "onBackpressureBuffer" => {
-            let overflow = policy(bounded, &arg(1)?)?;
-            let (drops, clock) = (Arc::clone(&bounded.drops), scheduler.clone());
-            let on_drop = move |v: &AnyValue, _: u64| drops.lock().unwrap().push((clock.frame_now(), "next", Some(v.clone())));
-            if name == "onBackpressureBuffer" {
-                if args.len() != 2 {
-                    return Err(format!("{}: onBackpressureBuffer takes a capacity and a policy", at));
-                }
-                signal.on_backpressure_buffer_with(count(0)? as usize, overflow, on_drop)
-            } else if args.len() == 2 {
-                signal.deliver_on_bounded_with(q, count(0)? as usize, overflow, on_drop)
-            } else {
-                // deliverOnBounded N P host F...: on a host queue drained at
-                // the frames F, instead of the case's virtual queue.
-                if args[2] != "host" || args.len() < 4 {
-                    return Err(format!("{}: deliverOnBounded N P is followed by nothing or by host and frames", at));
-                }
-                let host = rsignalkit::Queue::host("marble host").map_err(|e| format!("{}: no host queue: {}", at, e))?;
-                for i in 3..args.len() {
-                    let drained = host.clone();
-                    scheduler.schedule(count(i)? as u32, move || {
+        "deliverOnBounded" => {
+            // deliverOnBounded N P host F...: on a host queue drained at the
+            // frames F, instead of the case's virtual queue.
+            if words.get(3).map(String::as_str) != Some("host") || words.len() < 5 {
+                return Err(format!("{}: deliverOnBounded N P is followed by nothing or by host and frames", at));
+            }
+            let (capacity, overflow) = (line.count_or_zero(1)?, line.overflow(2)?);
+            let host = rsignalkit::Queue::host("marble host").map_err(|e| format!("{}: no host queue: {}", at, e))?;
+            for i in 4..words.len() {
+                let drained = host.clone();
+                scheduler
+                    .schedule(line.integer(i)? as u32, move || {
                         drained.drain(0).unwrap();
                     })
                     .unwrap();
-                }
-                bounded.hosts.push(host.clone());
-                signal.deliver_on_bounded_with(&host, count(0)? as usize, overflow, on_drop)
             }
+            line.bounded.borrow_mut().hosts.push(host.clone());
+            return Ok(signal.deliver_on_bounded_with(&host, capacity, overflow, on_drop));
         }
-        _ => return Err(format!("{}: the Rust runner does not know the operator {:?}", at, name)),
-    })
+        _ => {}
+    }
+    // The operators of the table: generated/marble_operators.rs.
+    if let Some(made) = marble_operator!(words[0].as_str(), line) {
+        return Ok(made);
+    }
+    match words[0].as_str() {
+        // mapToQueue, which the crate has not: queue over the values mapped
+        // to signals.
+        "concatMap" => {
+            let names = line.failing_or_named(&words[1..])?;
+            Ok(signal.map(move |v: AnyValue| names[int(&v) as usize].clone().unwrap_or_else(|| fail(int(&v).to_string()))).queue())
+        }
+        name => Err(format!("{}: the Rust runner does not know the operator {:?}", at, name)),
+    }
 }
 
 fn diagram_length(diagram: &str) -> u32 {

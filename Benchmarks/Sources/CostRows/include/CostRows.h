@@ -5,13 +5,22 @@
  * is one operator between a pipe and a plain subscriber; it is named after
  * its C function without `sk_signal_`.
  *
- * Every operator gets, by its shape: a count of 1, a predicate that holds,
- * +1 as a map, 0 as a value or initial value, the running sum as a fold, a
- * second pipe that never emits as the other signal, the same pipe twice for
- * the operators of several signals (two values per put), COST_SECONDS on a
+ * Every operator gets, by the kinds of its shape (tools/api/shapes.py): a
+ * count of 1, COST_CONCURRENCY inner signals at once, COST_RETRIES
+ * retries and no delay, a predicate that holds, +1 as a map, 0 as a value
+ * or initial value, the running sum as a fold, a second pipe that never
+ * emits as the other signal, the same pipe twice for the operators of
+ * several signals (two values per put; the operators of a signal of
+ * signals, `of signals` in the operator table, get a pipe of signals, each
+ * put the same one-value signal), a one-value signal from a signal
+ * function (deferred's: the pipe's signal), a take_until function that
+ * passes each value, a side effect that does nothing, COST_SECONDS on a
  * virtual-time queue advanced by COST_ADVANCE after the start and after the
- * puts. The exceptions below keep an operator open and working for every
- * put; each says what it measures. Header-only for the C programs; the
+ * puts (COST_MOST the longest delay of retry's; combine_latest no queue),
+ * a capacity of COST_CAPACITY dropping the newest (the bounded places with
+ * room to spare: nothing is dropped, and a drop callback, in C, exits).
+ * The exceptions below keep an operator open and working for every put;
+ * each says what it measures. Header-only for the C programs; the
  * callgrind requests are functions (CostRows.c) for Swift. */
 #ifndef COST_ROWS_H
 #define COST_ROWS_H
@@ -28,6 +37,10 @@ extern "C" {
 #define COST_PUTS 2000
 #define COST_SECONDS 0.001
 #define COST_ADVANCE 0.01
+#define COST_CONCURRENCY 2
+#define COST_RETRIES 3
+#define COST_MOST 1.0
+#define COST_CAPACITY 1048576 /* 2^20 */
 
 static inline bool cost_is(const char *row, const char *name) {
     return strcmp(row, name) == 0;
@@ -37,6 +50,12 @@ static inline bool cost_is(const char *row, const char *name) {
  * the first put). */
 static inline uint64_t cost_count(const char *row) {
     return cost_is(row, "take") || cost_is(row, "element_at") ? (uint64_t)1 << 40 : 1;
+}
+
+/* timeout: a deadline never reached (3,600 s), not COST_SECONDS (it would
+ * switch to the other signal at the first advance). */
+static inline double cost_seconds(const char *row) {
+    return cost_is(row, "timeout") ? 3600 : COST_SECONDS;
 }
 
 /* skip_while and first_where get a predicate that never holds: skip_while
@@ -55,13 +74,6 @@ static inline bool cost_constant_key(const char *row) {
  * (a pipe that never emits would make it drop every value). */
 static inline bool cost_replaying_other(const char *row) {
     return cost_is(row, "with_latest_from");
-}
-
-/* The operators whose input is a signal of signals: each put is the same
- * one-value signal (sk_signal_single of 1). */
-static inline bool cost_signal_valued(const char *row) {
-    return cost_is(row, "switch_to_latest") || cost_is(row, "queue") || cost_is(row, "throttled") ||
-           cost_is(row, "queue_bounded");
 }
 
 /* Values each put delivers to the subscriber, in hundredths, where not 1:

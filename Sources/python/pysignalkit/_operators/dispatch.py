@@ -45,39 +45,6 @@ class _DispatchOperators(_DispatchStandard[T_co]):
         return self._bounded(C.signal_deliver_on_bounded, "deliver_on", capacity, overflow, on_drop,
                              _queue_arg(queue, "deliver_on"))
 
-    def on_backpressure_buffer(self, capacity: int, overflow: Union[str, int],
-                               on_drop: Optional[Callable[[Any, int], object]] = None) -> "Signal[T_co]":
-        """The values one at a time, at most `capacity` of them waiting while
-        one is delivered (RxJava's onBackpressureBuffer,
-        sk_signal_on_backpressure_buffer). A value arriving while none is
-        being delivered is delivered at once, on its thread; one arriving
-        meanwhile (another thread, or from inside the delivery) waits, and
-        the delivering thread delivers it before it returns.
-
-        When `capacity` values wait, `overflow` decides: "drop_newest" (the
-        incoming value is dropped), "drop_oldest" (the oldest waiting one
-        is), "latest" (the newest waiting one is replaced: the consumer ends
-        with the latest), "error" (the stream fails with a SignalError
-        naming the operator and the capacity, after the values waiting),
-        "block" (the producing thread waits for room: nothing is dropped).
-        The OVERFLOW_* constants are accepted too. Each dropped value goes to
-        on_drop(value, dropped), `dropped` being the subscription's count of
-        drops so far, on the thread that dropped it; an exception in it is
-        reported, not raised. ValueError for a capacity of 0 or an unknown
-        policy.
-
-        "block" waits without the GIL (while a signal made with "block"
-        exists, every put of the package lets the GIL go around the
-        library's put), so the consumer's Python callbacks run meanwhile.
-        Where waiting could never end, the stream fails instead with a
-        SignalError saying "cannot block" (after the values waiting, the
-        value dropped): a value put from inside the delivery (the consumer's
-        own thread), or a deliver_on whose queue is host-drained (such as
-        asyncio_queue()). Not detected: a producer holding a lock that the
-        consumer's callback needs. An asyncio producer awaits
-        Pipe.put_async, which waits for room without holding the loop."""
-        return self._bounded(C.signal_on_backpressure_buffer, "on_backpressure_buffer", capacity, overflow, on_drop)
-
     def _bounded(self, function: Any, where: str, capacity: Any, overflow: Any,
                  on_drop: Optional[Callable[[Any, int], object]], *before: Any) -> "Signal[T_co]":
         size, policy = _bounded_policy(where, capacity, overflow, on_drop)

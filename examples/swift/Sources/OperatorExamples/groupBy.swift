@@ -8,8 +8,7 @@ enum Example_groupBy {
     static func run() throws {
         let scheduler = TestScheduler()  // a frame is 1 ms of virtual time
         let a = try scheduler.cold("-1-2-3-4|", values: ["1": 1, "2": 2, "3": 3, "4": 4], error: "boom")
-        let result = a.signal
-            |> groupBy { $0 % 2 }
+        let result = a.signal |> groupBy { $0 % 2 }
             |> mergeMap { group in group.1 |> map { [group.0, $0] } }
         func show(_ event: Any, _ label: String = "") {
             print("\(scheduler.now): \(label)\(event)")
