@@ -298,7 +298,21 @@ void _sks_dispatch_mark_current_queue(uintptr_t token) {
     dispatch_queue_set_specific(dispatch_get_current_queue(), &sks_queue_token_key, (void *)token, NULL);
 }
 
+/* The main queue (what dispatch_get_main_queue() names in C). */
+extern char _dispatch_main_q;
+
 uintptr_t _sks_dispatch_current_queue_token(void) {
+    /* On the main thread outside any other queue's work, libdispatch keeps
+     * the main queue current, and dispatch_get_specific looks through the
+     * main queue's specifics under a lock (about 80 instructions on every
+     * deliverOn event a main-thread producer puts: W7). The main queue never
+     * carries a token (only queues of Queue(name:) are marked, each from its
+     * own work) and targets a root queue, which carries none either: 0,
+     * without the look-up. Inside work of another queue (a sync onto one
+     * included) that queue is current, and the look-up runs as before. */
+    if (dispatch_get_current_queue() == (void *)&_dispatch_main_q) {
+        return 0;
+    }
     return (uintptr_t)dispatch_get_specific(&sks_queue_token_key);
 }
 

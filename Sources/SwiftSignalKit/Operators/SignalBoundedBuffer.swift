@@ -44,7 +44,7 @@ final class _SignalBoundedBuffer<T, E>: QueueDropObserver, @unchecked Sendable {
     @usableFromInline let overflow: SignalOverflow<E>
     @usableFromInline let onDrop: ((T, Int) -> Void)?
     @usableFromInline let operatorName: String
-    @usableFromInline let mutex = _Mutex()
+    @usableFromInline let mutex = _PthreadMutex()
     // Guarded by `mutex`.
     @exclusivity(unchecked) @usableFromInline var ring: _SignalRing<T>
     @exclusivity(unchecked) @usableFromInline var terminal: Terminal?

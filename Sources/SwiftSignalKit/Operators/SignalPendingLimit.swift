@@ -88,7 +88,7 @@ final class _SignalPendingLimit<T, E>: @unchecked Sendable {
     /// Waits on the owner's locked `mutex` until `wake` is called
     /// (`block`).
     @usableFromInline
-    func waitForRoom(_ mutex: borrowing _Mutex) {
+    func waitForRoom(_ mutex: borrowing _PthreadMutex) {
         self.waiters += 1
         pthread_cond_wait(self.room.unsafelyUnwrapped, mutex.storage)
         self.waiters -= 1

@@ -63,7 +63,7 @@ public final class Atomic<T>: @unchecked Sendable {
     /// Like `with`, but throws `AtomicLockError.isLocked` instead of waiting
     /// when another thread holds the lock.
     public func tryWith<R>(_ f: (T) -> R) throws -> R {
-        if pthread_mutex_trylock(self.mutex.storage) != 0 {
+        if !self.mutex.tryLock() {
             throw AtomicLockError.isLocked
         }
         self.owner.set(_LockOwner.currentThread())

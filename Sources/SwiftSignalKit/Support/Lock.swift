@@ -68,13 +68,62 @@ public final class Lock: @unchecked Sendable {
     }
 }
 
-/// The library's internal lock: owns a heap-allocated `pthread_mutex_t`, so its
-/// address never moves, and destroys it with its owner.
+/// The library's internal lock: one 32-bit word on the heap (its address
+/// never moves), taken and given back by `_sks_mutex_lock` and
+/// `_sks_mutex_unlock` (Sources/_SwiftSignalKitShims/mutex.c: a
+/// compare-and-swap to take a free lock, an exchange to give it back, a
+/// futex wait only when another thread holds it). It costs a third of a
+/// `pthread_mutex_t` pair on the paths every value takes (a pipe's put, a
+/// `deliverOn` hand-off). Both are calls the optimizer cannot see into, so
+/// no retain of a value read under the lock moves below the unlock.
+///
+/// A place that waits on a condition variable under its lock uses
+/// `_PthreadMutex` instead.
 ///
 /// Non-copyable so that a lock is never duplicated by accident. The library
 /// never calls user code while one is held.
 @usableFromInline
 struct _Mutex: ~Copyable {
+    @usableFromInline let word: UnsafeMutablePointer<UInt32>
+
+    @inlinable init() {
+        self.word = .allocate(capacity: 1)
+        self.word.initialize(to: 0)
+    }
+
+    deinit {
+        self.word.deallocate()
+    }
+
+    @inlinable func lock() {
+        _sks_mutex_lock(self.word)
+    }
+
+    /// Takes the lock if it is free; false, without waiting, if not.
+    @inlinable func tryLock() -> Bool {
+        return _sks_mutex_try_lock(self.word) != 0
+    }
+
+    @inlinable func unlock() {
+        _sks_mutex_unlock(self.word)
+        _explore(.mutexUnlocked)
+    }
+
+    @inlinable func withLock<R>(_ body: () throws -> R) rethrows -> R {
+        _sks_mutex_lock(self.word)
+        defer { _sks_mutex_unlock(self.word) }
+        return try body()
+    }
+}
+
+/// `_Mutex` over a heap-allocated `pthread_mutex_t`, for the places whose
+/// producers wait on a `pthread_cond_t` under the lock (the bounded
+/// operators' `block` policy: `_SignalBoundedBuffer`,
+/// `_SignalPendingLimit.waitForRoom`).
+///
+/// Non-copyable; never held while user code runs.
+@usableFromInline
+struct _PthreadMutex: ~Copyable {
     @usableFromInline let storage: UnsafeMutablePointer<pthread_mutex_t>
 
     @inlinable init() {

@@ -18,6 +18,13 @@
  * see `_SpinLock.exploreAfterUnlock`). */
 void _sks_handoff(void);
 
+/* The core's mutex over one 32-bit word, 0 when free (mutex.c; `_Mutex`
+ * in Lock.swift): lock, unlock (by the thread that locked), and a lock
+ * that does not wait (1 when taken). Not recursive. */
+void _sks_mutex_lock(uint32_t *word);
+void _sks_mutex_unlock(uint32_t *word);
+int _sks_mutex_try_lock(uint32_t *word);
+
 /* The schedule explorer (Sources/SwiftSignalKit/Support/ScheduleExplorer.swift):
  * in a build with SKS_EXPLORE defined (make explore-core), a point where
  * the core hands something to another thread (`site`, one of the
