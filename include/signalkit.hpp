@@ -822,6 +822,21 @@ template <class F> struct box {
     static F &of(void *ctx) noexcept { return static_cast<box *>(ctx)->f; }
 };
 template <class F> void *make_box(F &&f) { return new box<std::decay_t<F>>(std::forward<F>(f)); }
+/* Two callables in one box, for the C functions whose two callbacks share
+ * one ctx (sk_signal_merge_map_bounded's function and on_drop): `first`
+ * and `second` stand for a box of one of them where a trampoline takes a
+ * box type (their `of`); `release` deletes both. */
+template <class F, class D> struct box_pair {
+    F f;
+    D d;
+    static void release(void *ctx) noexcept { delete static_cast<box_pair *>(ctx); }
+    struct first {
+        static F &of(void *ctx) noexcept { return static_cast<box_pair *>(ctx)->f; }
+    };
+    struct second {
+        static D &of(void *ctx) noexcept { return static_cast<box_pair *>(ctx)->d; }
+    };
+};
 
 /* The parameter types of a callable: its operator() or function type;
  * `generic` for overloaded or template ones. */
@@ -1626,6 +1641,17 @@ public:
         detail::check(sk_signal_queue_bounded(&s, p_, capacity, static_cast<sk_overflow>(policy), nullptr, nullptr, nullptr));
         return adopt(s);
     }
+    /* The same, each dropped signal (never started) passed to
+     * `on_drop(value, dropped)` as deliver_on's: the value holds the
+     * signal (its first parameter a signal, or a value_view whose
+     * as<signal>() gives it). */
+    template <class F> signal queue_signals(std::size_t capacity, overflow policy, F &&on_drop) const {
+        using B = detail::box<std::decay_t<F>>;
+        sk_signal *s = nullptr;
+        detail::check(sk_signal_queue_bounded(&s, p_, capacity, static_cast<sk_overflow>(policy), &on_drop_trampoline<B, F>,
+                                              detail::make_box(std::forward<F>(on_drop)), &B::release));
+        return adopt(s);
+    }
     /* The signal, or `alternate` if it delivers nothing within `delay`, timed
      * on `q` (sk_signal_timeout). */
     signal timeout(seconds_t delay, const queue &q, const signal &alternate) const {
@@ -1650,13 +1676,26 @@ public:
     }
     /* merge_map() with at most `capacity` values waiting for a free slot,
      * `policy` deciding about the next (sk_signal_merge_map_bounded; drops
-     * are counted, not reported). */
+     * are counted, not reported: the overload with on_drop reports them). */
     template <class F> signal merge_map(std::size_t max_concurrent, std::size_t capacity, overflow policy, F &&f) const {
         using B = detail::box<std::decay_t<F>>;
         sk_signal *s = nullptr;
         detail::check(sk_signal_merge_map_bounded(&s, p_, max_concurrent, capacity, static_cast<sk_overflow>(policy),
                                                   &to_signal<B, F, merge_map_name>, nullptr, detail::make_box(std::forward<F>(f)),
                                                   &B::release));
+        return adopt(s);
+    }
+    /* The same, each dropped value passed to `on_drop(value, dropped)` as
+     * deliver_on's; `f` and `on_drop` share the C function's one context,
+     * released after the last call of either. */
+    template <class F, class D>
+    signal merge_map(std::size_t max_concurrent, std::size_t capacity, overflow policy, F &&f, D &&on_drop) const {
+        using P = detail::box_pair<std::decay_t<F>, std::decay_t<D>>;
+        sk_signal *s = nullptr;
+        detail::check(sk_signal_merge_map_bounded(&s, p_, max_concurrent, capacity, static_cast<sk_overflow>(policy),
+                                                  &to_signal<typename P::first, F, merge_map_name>,
+                                                  &on_drop_trampoline<typename P::second, D>,
+                                                  new P{std::forward<F>(f), std::forward<D>(on_drop)}, &P::release));
         return adopt(s);
     }
     /* buffer_time() collecting at most `capacity` values per window,

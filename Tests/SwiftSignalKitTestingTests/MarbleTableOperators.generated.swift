@@ -9,7 +9,7 @@ import SwiftSignalKitTesting
 
 extension MarbleOperators {
     /// The signal of a marble operator of the operator table, or nil for another name.
-    static func listed(_ operation: MarbleCase.Operation, to signal: MarbleSignal, inputs: [String: TestSignal<MarbleValue, MarbleFailure>], scheduler: TestScheduler, failures: MarbleFailures) throws(MarbleTableError) -> MarbleSignal? {
+    static func listed(_ operation: MarbleCase.Operation, to signal: MarbleSignal, inputs: [String: TestSignal<MarbleValue, MarbleFailure>], scheduler: TestScheduler, failures: MarbleFailures, bounded: MarbleBounded) throws(MarbleTableError) -> MarbleSignal? {
         let arguments = operation.arguments
         switch operation.name {
         case "map":
@@ -75,8 +75,8 @@ extension MarbleOperators {
         case "zipBounded":
             let signals2 = try self.named(Array(arguments.dropFirst(2)), inputs, operation)
             let n0 = try self.integer(arguments, 0, operation)
-            let o1: SignalOverflow<MarbleFailure> = try self.overflow(arguments, 1, operation)
-            return self.marble(zip(signals2, capacity: n0, overflow: o1))
+            let o1 = try bounded.overflow(self.word(arguments, 1, operation), operation)
+            return self.marble(zip(signals2, capacity: n0, overflow: o1, onDrop: bounded.onDrop))
         case "withLatestFrom":
             try self.arity(arguments, 1, operation)
             let other0 = try self.input(arguments, 0, inputs, operation)
@@ -108,17 +108,17 @@ extension MarbleOperators {
         case "mergeMapBounded":
             let n0 = try self.integer(arguments, 0, operation)
             let n1 = try self.integer(arguments, 1, operation)
-            let o2: SignalOverflow<MarbleFailure> = try self.overflow(arguments, 2, operation)
+            let o2 = try bounded.overflow(self.word(arguments, 2, operation), operation)
             let inner3 = try self.namedOrFailing(Array(arguments.dropFirst(3)), inputs, operation)
-            return self.marble(signal |> mergeMap(maxConcurrent: n0, capacity: n1, overflow: o2) { self.pick(inner3, self.index($0), failures) })
+            return self.marble(signal |> mergeMap(maxConcurrent: n0, capacity: n1, overflow: o2, onDrop: bounded.onDrop) { self.pick(inner3, self.index($0), failures) })
         case "queue":
             let upstream = try self.upstream(signal, Array(arguments.dropFirst(0)), inputs, operation)
             return self.marble(upstream |> queue)
         case "queueBounded":
-            let upstream = try self.upstream(signal, Array(arguments.dropFirst(2)), inputs, operation)
+            let upstream = try self.upstream(signal, Array(arguments.dropFirst(2)), inputs, operation, bounded)
             let n0 = try self.integer(arguments, 0, operation)
-            let o1: SignalOverflow<MarbleFailure> = try self.overflow(arguments, 1, operation)
-            return self.marble(upstream |> mergeMap(maxConcurrent: 1, capacity: n0, overflow: o1) { $0 })
+            let o1 = try bounded.overflow(self.word(arguments, 1, operation), operation)
+            return self.marble(upstream |> mergeMap(maxConcurrent: 1, capacity: n0, overflow: o1, onDrop: self.droppedSignal(bounded)) { $0 })
         case "throttled":
             let upstream = try self.upstream(signal, Array(arguments.dropFirst(0)), inputs, operation)
             return self.marble(upstream |> throttled)
@@ -195,15 +195,15 @@ extension MarbleOperators {
             try self.arity(arguments, 0, operation)
             return self.marble(signal |> deliverOn(scheduler.queue))
         case "deliverOnBounded":
-            try self.arity(arguments, 2, operation)
+            let queue2 = try self.hostQueue(arguments, 2, operation, bounded)
             let n0 = try self.integer(arguments, 0, operation)
-            let o1: SignalOverflow<MarbleFailure> = try self.overflow(arguments, 1, operation)
-            return self.marble(signal |> deliverOn(scheduler.queue, capacity: n0, overflow: o1))
+            let o1 = try bounded.overflow(self.word(arguments, 1, operation), operation)
+            return self.marble(signal |> deliverOn(queue2, capacity: n0, overflow: o1, onDrop: bounded.onDrop))
         case "onBackpressureBuffer":
             try self.arity(arguments, 2, operation)
             let n0 = try self.integer(arguments, 0, operation)
-            let o1: SignalOverflow<MarbleFailure> = try self.overflow(arguments, 1, operation)
-            return self.marble(signal |> onBackpressureBuffer(capacity: n0, overflow: o1))
+            let o1 = try bounded.overflow(self.word(arguments, 1, operation), operation)
+            return self.marble(signal |> onBackpressureBuffer(capacity: n0, overflow: o1, onDrop: bounded.onDrop))
         case "runOn":
             try self.arity(arguments, 0, operation)
             return self.marble(signal |> runOn(scheduler.queue))
@@ -233,11 +233,11 @@ extension MarbleOperators {
             let t0 = try self.integer(arguments, 0, operation)
             return self.marble(signal |> buffer(timeSpan: scheduler.seconds(t0), queue: scheduler.queue))
         case "bufferTimeBounded":
-            try self.arity(arguments, 3, operation)
             let t0 = try self.integer(arguments, 0, operation)
+            let queue3 = try self.hostQueue(arguments, 3, operation, bounded)
             let n1 = try self.integer(arguments, 1, operation)
-            let o2: SignalOverflow<MarbleFailure> = try self.overflow(arguments, 2, operation)
-            return self.marble(signal |> buffer(timeSpan: scheduler.seconds(t0), queue: scheduler.queue, capacity: n1, overflow: o2))
+            let o2 = try bounded.overflow(self.word(arguments, 2, operation), operation)
+            return self.marble(signal |> buffer(timeSpan: scheduler.seconds(t0), queue: queue3, capacity: n1, overflow: o2, onDrop: bounded.onDrop))
         case "sample":
             try self.arity(arguments, 1, operation)
             let other0 = try self.input(arguments, 0, inputs, operation)

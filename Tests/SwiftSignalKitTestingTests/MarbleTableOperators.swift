@@ -190,20 +190,6 @@ enum MarbleOperators {
         }
     }
 
-    /// A bounded place's policy by the table's name.
-    static func overflow(_ arguments: [String], _ index: Int, _ operation: MarbleCase.Operation) throws(MarbleTableError) -> SignalOverflow<MarbleFailure> {
-        switch try self.word(arguments, index, operation) {
-        case "dropNewest":
-            return .dropNewest
-        case "dropOldest":
-            return .dropOldest
-        case "latest":
-            return .latest
-        case let other:
-            throw MarbleTableError(message: "line \(operation.line): `\(other)` is no policy (dropNewest, dropOldest, latest)")
-        }
-    }
-
     /// The input an argument names.
     static func input(_ arguments: [String], _ index: Int, _ inputs: [String: TestSignal<MarbleValue, MarbleFailure>], _ operation: MarbleCase.Operation) throws(MarbleTableError) -> MarbleSignal {
         try self.named([self.word(arguments, index, operation)], inputs, operation)[0]
@@ -229,9 +215,11 @@ enum MarbleOperators {
     }
 
     /// The upstream of an operator of a signal of signals: the value `i` the
-    /// `i`-th named input.
-    static func upstream(_ signal: MarbleSignal, _ names: [String], _ inputs: [String: TestSignal<MarbleValue, MarbleFailure>], _ operation: MarbleCase.Operation) throws(MarbleTableError) -> Signal<MarbleSignal, MarbleFailure> {
+    /// `i`-th named input. A bounded operator's keeps them in `bounded`, for
+    /// its drop callback (droppedSignal).
+    static func upstream(_ signal: MarbleSignal, _ names: [String], _ inputs: [String: TestSignal<MarbleValue, MarbleFailure>], _ operation: MarbleCase.Operation, _ bounded: MarbleBounded? = nil) throws(MarbleTableError) -> Signal<MarbleSignal, MarbleFailure> {
         let signals = try self.named(names, inputs, operation)
+        bounded?.upstreamSignals = signals
         return signal |> map { value -> MarbleSignal in
             let index = value.int
             return index >= 0 && index < signals.count ? signals[index] : MarbleSignal.complete()
@@ -245,73 +233,29 @@ enum MarbleOperators {
         }
     }
 
-    /// The bounded operators, played before the generated calls of
-    /// MarbleTableOperators.generated.swift (which give no drop callback):
-    /// each dropped value goes to the case's drop recording (README.md's
-    /// `dropped`), the policies error and block end the stream with the
-    /// error the case expects, and deliverOnBounded reads `host F...`. Nil
-    /// for another operator.
-    static func boundedOperator(_ operation: MarbleCase.Operation, to signal: MarbleSignal, inputs: [String: TestSignal<MarbleValue, MarbleFailure>], scheduler: TestScheduler, failures: MarbleFailures, bounded: MarbleBounded) throws(MarbleTableError) -> MarbleSignal? {
-        let arguments = operation.arguments
-        switch operation.name {
-        case "bufferTimeBounded":
-            let frames = try self.integer(arguments, 0, operation)
-            let capacity = try self.integer(arguments, 1, operation)
-            let overflow = try bounded.overflow(self.word(arguments, 2, operation), operation)
-            return signal |> buffer(timeSpan: scheduler.seconds(frames), queue: scheduler.queue, capacity: capacity, overflow: overflow, onDrop: bounded.onDrop)
-                |> map { MarbleValue.list($0.flatMap(\.ints)) }
-        case "queueBounded":
-            let capacity = try self.integer(arguments, 0, operation)
-            let overflow = try bounded.overflow(self.word(arguments, 1, operation), operation)
-            let signals = try self.named(Array(arguments.dropFirst(2)), inputs, operation)
-            let inner = signal |> map { value -> MarbleSignal in
-                let index = value.int
-                return index >= 0 && index < signals.count ? signals[index] : MarbleSignal.complete()
-            }
-            // A dropped signal is recorded as the upstream's value that
-            // named it (its place among the inputs).
-            return inner |> mergeMap(maxConcurrent: 1, capacity: capacity, overflow: overflow, onDrop: { dropped, count in
-                bounded.onDrop(.int(signals.firstIndex { $0 === dropped } ?? -1), count)
-            }) { $0 }
-        case "mergeMapBounded":
-            let limit = try self.integer(arguments, 0, operation)
-            let capacity = try self.integer(arguments, 1, operation)
-            let overflow = try bounded.overflow(self.word(arguments, 2, operation), operation)
-            let signals = try self.namedOrFailing(Array(arguments.dropFirst(3)), inputs, operation)
-            return signal |> mergeMap(maxConcurrent: limit, capacity: capacity, overflow: overflow, onDrop: bounded.onDrop) { value in
-                self.pick(signals, value.int, failures)
-            }
-        case "zipBounded":
-            let capacity = try self.integer(arguments, 0, operation)
-            let overflow = try bounded.overflow(self.word(arguments, 1, operation), operation)
-            let signals = try self.named(Array(arguments.dropFirst(2)), inputs, operation)
-            return zip(signals, capacity: capacity, overflow: overflow, onDrop: bounded.onDrop) |> map { MarbleValue.list($0.flatMap(\.ints)) }
-        case "deliverOnBounded", "onBackpressureBuffer":
-            let capacity = try self.integer(arguments, 0, operation)
-            let overflow = try bounded.overflow(self.word(arguments, 1, operation), operation)
-            if operation.name == "onBackpressureBuffer" {
-                guard arguments.count == 2 else {
-                    throw MarbleTableError(message: "line \(operation.line): `onBackpressureBuffer` takes a capacity and a policy")
-                }
-                return signal |> onBackpressureBuffer(capacity: capacity, overflow: overflow, onDrop: bounded.onDrop)
-            }
-            // `host F...`: a host-drained queue, drained at those frames,
-            // instead of the case's virtual queue.
-            var queue = scheduler.queue
-            if arguments.count > 2 {
-                var frames: [Int] = []
-                for index in 3 ..< arguments.count {
-                    frames.append(try self.integer(arguments, index, operation))
-                }
-                guard arguments[2] == "host", !frames.isEmpty else {
-                    throw MarbleTableError(message: "line \(operation.line): `deliverOnBounded N P` is followed by nothing or by `host` and frames")
-                }
-                queue = try bounded.hostQueue(drainedAt: frames)
-            }
-            return signal |> deliverOn(queue, capacity: capacity, overflow: overflow, onDrop: bounded.onDrop)
-        default:
-            return nil
+    /// The drop callback of a bounded operator of a signal of signals: a
+    /// dropped signal recorded as the upstream's value that named it (its
+    /// place among the inputs `upstream` kept in `bounded`).
+    static func droppedSignal(_ bounded: MarbleBounded) -> (MarbleSignal, Int) -> Void {
+        { dropped, count in
+            bounded.onDrop(.int(bounded.upstreamSignals.firstIndex { $0 === dropped } ?? -1), count)
         }
+    }
+
+    /// A bounded operator's queue: the case's, or with `host F...` from
+    /// argument `first` a host-drained queue drained at the frames F.
+    static func hostQueue(_ arguments: [String], _ first: Int, _ operation: MarbleCase.Operation, _ bounded: MarbleBounded) throws(MarbleTableError) -> Queue {
+        guard first < arguments.count else {
+            return bounded.scheduler.queue
+        }
+        var frames: [Int] = []
+        for index in first + 1 ..< arguments.count {
+            frames.append(try self.integer(arguments, index, operation))
+        }
+        guard arguments[first] == "host", !frames.isEmpty else {
+            throw MarbleTableError(message: "line \(operation.line): `\(operation.name)` is followed by nothing or by `host` and frames")
+        }
+        return try bounded.hostQueue(drainedAt: frames)
     }
 
     /// An operator of the table: those of the operator table from
@@ -322,10 +266,7 @@ enum MarbleOperators {
         if let why = self.cannotFail(operation) {
             throw MarbleTableError(message: "line \(operation.line): `\(([operation.name] + operation.arguments).joined(separator: " "))`: \(why)", left: true)
         }
-        if let made = try self.boundedOperator(operation, to: signal, inputs: inputs, scheduler: scheduler, failures: failures, bounded: bounded) {
-            return made
-        }
-        if let made = try self.listed(operation, to: signal, inputs: inputs, scheduler: scheduler, failures: failures) {
+        if let made = try self.listed(operation, to: signal, inputs: inputs, scheduler: scheduler, failures: failures, bounded: bounded) {
             return made
         }
         let arguments = operation.arguments

@@ -135,6 +135,9 @@ final class MarbleBounded {
     /// The error its `#` must be, when its policy is `error` or `block`.
     var overflowError: MarbleFailure?
     var hostQueues: [Queue] = []
+    /// The inputs a bounded operator of a signal of signals maps its
+    /// upstream's values to, where its drop callback finds a dropped one.
+    var upstreamSignals: [MarbleSignal] = []
 
     init(scheduler: TestScheduler) {
         self.scheduler = scheduler

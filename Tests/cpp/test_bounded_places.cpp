@@ -95,6 +95,51 @@ SK_TEST(bounded_places, merge_map_and_queue_signals_keep_at_most_capacity_waitin
     cr_assert_eq(sk_test::alive(), 0);
 }
 
+/* The on_drop forms of the bounded merge_map and queue_signals: each value
+ * or signal dropped is told, with the count of drops so far. */
+SK_TEST(bounded_places, merge_map_and_queue_signals_tell_on_drop_of_each_drop) {
+    auto source = sk::pipe::create();
+    auto log = std::make_shared<events>();
+    auto dropped = std::make_shared<std::vector<std::int64_t>>();
+    auto counts = std::make_shared<std::vector<std::uint64_t>>();
+    /* 0 runs for ever, 1 and 2 wait; drop_oldest drops 1, 2 and 3. */
+    auto d = record(source.signal().merge_map(
+                        1, 2, sk::overflow::drop_oldest,
+                        [](std::int64_t n) { return sk::signal::never().start_with(sk::value(n)); },
+                        [dropped, counts](std::int64_t n, std::uint64_t count) {
+                            dropped->push_back(n);
+                            counts->push_back(count);
+                        }),
+                    log);
+    for (std::int64_t i = 0; i < 6; i++) {
+        source.put(i);
+    }
+    cr_assert(log->ints() == v({0}));
+    cr_assert(*dropped == v({1, 2, 3}));
+    cr_assert(*counts == (std::vector<std::uint64_t>{1, 2, 3}));
+    d.dispose();
+
+    auto signals = sk::pipe::create();
+    auto log2 = std::make_shared<events>();
+    auto running = sk::signal::never();
+    auto first = sk::single(1);
+    auto second = sk::single(2);
+    auto dropped_signals = std::make_shared<std::vector<sk_signal *>>();
+    /* `running` runs, `first` waits; drop_newest drops `second`. */
+    auto d2 = record(signals.signal().queue_signals(1, sk::overflow::drop_newest,
+                                                    [dropped_signals](sk::value_view dropped_signal, std::uint64_t) {
+                                                        dropped_signals->push_back(dropped_signal.as<sk::signal>().get());
+                                                    }),
+                     log2);
+    signals.put(sk::value(running));
+    signals.put(sk::value(first));
+    signals.put(sk::value(second));
+    cr_assert(*dropped_signals == std::vector<sk_signal *>{second.get()});
+    cr_assert_eq(log2->errors.size(), 0u);
+    d2.dispose();
+    cr_assert_eq(sk_test::alive(), 0);
+}
+
 SK_TEST(bounded_places, buffer_time_keeps_at_most_capacity_values_per_window) {
     auto q = sk::queue::host("cpp.bounded.buffer");
     auto source = sk::pipe::create();

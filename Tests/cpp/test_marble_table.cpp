@@ -23,9 +23,7 @@
  *
  * A bounded operator's on_drop puts each value into a pipe, recorded as the
  * case's `dropped` line; where its policy ends the stream (error, block)
- * the error received must be its overflow error. merge_map and
- * queue_signals with a capacity take no on_drop: their drops cannot be
- * seen from C++, and their `dropped` lines are named in the log, unchecked.
+ * the error received must be its overflow error.
  *
  * The folder is Tests/marbles from the directory the suite runs in (make
  * runs it from the repository's root), or $SK_MARBLES_DIR.
@@ -80,12 +78,10 @@ struct marble_failure : std::runtime_error {
 
 /* The case's bounded operator: what its on_drop receives (into `drops`,
  * recorded as the `dropped` line), the words of the error its policy ends
- * the stream with, why its drops cannot be seen (an operator of
- * signalkit.hpp without on_drop), its host queues. */
+ * the stream with, its host queues. */
 struct bounded_log {
     bool used = false;
     std::string expect;
-    std::string unseen;
     signalkit::pipe drops = signalkit::pipe::create();
     std::vector<signalkit::queue> hosts;
     std::vector<std::string> received; /* the errors the subscriber received */
@@ -363,7 +359,7 @@ struct stage {
     /* A bounded operator's policy by the table's name; the error it ends
      * the stream with is expected (error: the overflow, block: its
      * refusal, as it cannot wait on the virtual clock's one thread). */
-    sk::overflow policy(const std::string &op, const std::string &name, const char *unseen = "") const {
+    sk::overflow policy(const std::string &op, const std::string &name) const {
         const std::map<std::string, std::pair<sk::overflow, const char *>> policies = {
             {"dropNewest", {sk::overflow::drop_newest, ""}}, {"dropOldest", {sk::overflow::drop_oldest, ""}},
             {"latest", {sk::overflow::latest, ""}}, {"error", {sk::overflow::error, ": overflow: "}},
@@ -374,7 +370,6 @@ struct stage {
         }
         bounded.used = true;
         bounded.expect = found->second.second;
-        bounded.unseen = unseen;
         return found->second.first;
     }
     /* The bounded operators' on_drop. */
@@ -463,6 +458,36 @@ struct operation {
     std::size_t count(std::size_t i) const { return count_or_max(int_argument(w, i)); }
     std::size_t count_or_zero(std::size_t i) const { return ::count_or_zero(int_argument(w, i)); }
     sk::overflow overflow(std::size_t i) const { return st.policy(w[0], word(i)); }
+    /* A bounded operator's on_drop: the case's (README.md's `dropped`). */
+    std::function<void(sk::value_view, std::uint64_t)> on_drop() const { return st.on_drop(); }
+    /* The on_drop of a bounded operator of a signal of signals: a dropped
+     * signal recorded as its place among the inputs named from word `i`
+     * (the upstream's value that named it). */
+    std::function<void(sk::value_view, std::uint64_t)> dropped_signal(std::size_t i) const {
+        std::vector<sk::signal> named = st.named(w, i);
+        sk::pipe drops = st.bounded.drops;
+        return [named, drops](sk::value_view v, std::uint64_t) {
+            sk_signal *dropped = v.as<sk::signal>().get();
+            auto at = std::find_if(named.begin(), named.end(), [dropped](const sk::signal &n) { return n.get() == dropped; });
+            drops.put(sk::value(at == named.end() ? std::int64_t(-1) : std::int64_t(at - named.begin())));
+        };
+    }
+    /* A bounded operator's queue: the case's, or with `host F...` from word
+     * `i` a host-drained queue that the case drains at the frames F. */
+    sk::queue host_queue(std::size_t i) const {
+        if (!has(i)) {
+            return st.queue;
+        }
+        if (w[i] != "host" || !has(i + 1)) {
+            throw case_error("`" + w[0] + "` is followed by nothing or by `host` and frames");
+        }
+        sk::queue on = sk::queue::host("marble host");
+        st.bounded.hosts.push_back(on);
+        for (std::size_t k = i + 1; k < w.size(); k++) {
+            st.queue.after(static_cast<double>(int_argument(w, k)) * frame, [on] { on.drain(); });
+        }
+        return on;
+    }
     std::function<bool(sk::value_view)> predicate(std::size_t i) const {
         function f = parse_function(word(i), fn_class::predicate, st.failures);
         return [f](sk::value_view v) { return apply_predicate(f, v); };
@@ -558,70 +583,10 @@ struct marble_operator {
 
 #include "marble_operators.hpp"
 
-/* The bounded operators, played before the generated calls of
- * marble_operators.hpp (which give no drop callback): each gives the case's
- * on_drop where its binding takes one (README.md's `dropped`; where it takes
- * none, its policy names the line left unchecked), reads the policies error
- * and block, and deliverOnBounded reads `host F...`. nullopt for another
- * operator. */
-std::optional<sk::signal> apply_bounded(const stage &st, const std::vector<std::string> &w, const sk::signal &s) {
-    const std::string &op = w.at(0);
-    const sk::queue &q = st.queue;
-    if (op == "bufferTimeBounded") {
-        need(w, 3);
-        return s.buffer_time(static_cast<double>(int_argument(w, 1)) * frame, q, count_or_zero(int_argument(w, 2)),
-                             st.policy(op, w[3]), st.on_drop());
-    }
-    if (op == "queueBounded") {
-        if (w.size() < 4) throw case_error("`queueBounded` takes a capacity, a policy and inputs");
-        sk::overflow policy = st.policy(op, w[2], "queue_signals(capacity, overflow) takes no on_drop");
-        inner_list inner = st.named_list(w, 3);
-        return s.map([inner](sk::value_view v) {
-                    sk::signal chosen = inner_signal(inner, v);
-                    return chosen ? sk::value(chosen) : sk::value();
-                }).queue_signals(count_or_zero(int_argument(w, 1)), policy);
-    }
-    if (op == "mergeMapBounded") {
-        if (w.size() < 5) throw case_error("`mergeMapBounded` takes a count, a capacity, a policy and inputs");
-        sk::overflow policy = st.policy(op, w[3], "merge_map(n, capacity, overflow, f) takes no on_drop");
-        inner_list inner = st.named_or_failing(w, 4);
-        return s.merge_map(count_or_max(int_argument(w, 1)), count_or_zero(int_argument(w, 2)), policy,
-                           [inner](sk::value_view v) { return inner_signal(inner, v); });
-    }
-    if (op == "zipBounded") {
-        if (w.size() < 4) throw case_error("`zipBounded` takes a capacity, a policy and inputs");
-        return sk::signal::zip(st.named(w, 3), count_or_zero(int_argument(w, 1)), st.policy(op, w[2]), st.on_drop());
-    }
-    if (op == "deliverOnBounded" || op == "onBackpressureBuffer") {
-        /* deliverOnBounded N P host F...: on a host queue drained at the
-         * frames F, instead of the case's virtual queue. */
-        bool host = op == "deliverOnBounded" && w.size() > 4 && w[3] == "host";
-        if (!host) need(w, 2);
-        sk::overflow policy = st.policy(op, w[2]);
-        std::size_t capacity = count_or_zero(int_argument(w, 1));
-        if (op == "onBackpressureBuffer") {
-            return s.on_backpressure_buffer(capacity, policy, st.on_drop());
-        }
-        sk::queue on = q;
-        if (host) {
-            on = sk::queue::host("marble host");
-            st.bounded.hosts.push_back(on);
-            for (std::size_t i = 4; i < w.size(); i++) {
-                q.after(static_cast<double>(int_argument(w, i)) * frame, [on] { on.drain(); });
-            }
-        }
-        return s.deliver_on(on, capacity, policy, st.on_drop());
-    }
-    return std::nullopt;
-}
-
 /* `s` with the `op` line `text` applied; a case_error when it cannot be. */
 sk::signal apply(const stage &st, const std::string &text, const sk::signal &s) {
     const std::vector<std::string> w = split_words(text);
     const std::string &op = w.at(0);
-    if (std::optional<sk::signal> bounded = apply_bounded(st, w, s)) {
-        return *bounded;
-    }
     for (const marble_operator &listed : marble_operators) {
         if (op == listed.name) {
             if (listed.arguments >= 0) need(w, static_cast<std::size_t>(listed.arguments));
@@ -672,7 +637,6 @@ std::string check_failures(const failure_log &log, const std::string &out) {
 struct case_result {
     std::string failures;
     std::string left;
-    std::string unseen; /* why its `dropped` line could not be checked */
 };
 
 /* Plays `c`. */
@@ -716,9 +680,9 @@ case_result run_case(const marble_case &c) {
             }
         }
     } catch (const case_error &e) {
-        return {std::string("\n    ") + e.what(), "", ""};
+        return {std::string("\n    ") + e.what(), ""};
     } catch (const case_left &e) {
-        return {"", e.what(), ""};
+        return {"", e.what()};
     }
     if (c.during) {
         auto trigger = c.values.find(c.during->first);
@@ -726,7 +690,7 @@ case_result run_case(const marble_case &c) {
         for (char put : c.during->second) {
             auto found = c.values.find(put);
             if (found == c.values.end() || trigger == c.values.end()) {
-                return {std::string("\n    `during`: `") + put + "` or its trigger stands for no value", "", ""};
+                return {std::string("\n    `during`: `") + put + "` or its trigger stands for no value", ""};
             }
             puts.push_back(found->second);
         }
@@ -742,7 +706,7 @@ case_result run_case(const marble_case &c) {
         });
     }
     if (c.dropped && !st.bounded.used) {
-        return {"\n    `dropped` in a case without a bounded operator", "", ""};
+        return {"\n    `dropped` in a case without a bounded operator", ""};
     }
 
     if (st.failures.used) {
@@ -790,11 +754,8 @@ case_result run_case(const marble_case &c) {
         }
     };
     compare(out, *c.out, "out");
-    std::string unseen;
-    if (st.bounded.used && st.bounded.unseen.empty()) {
+    if (st.bounded.used) {
         compare(drops, c.dropped.value_or(""), "dropped");
-    } else if (st.bounded.used && c.dropped && !c.dropped->empty()) {
-        unseen = "its `dropped` line, unchecked: " + st.bounded.unseen;
     }
     if (!st.bounded.expect.empty() && c.out->find('#') != std::string::npos &&
         (st.bounded.received.size() != 1 || st.bounded.received[0].find(st.bounded.expect) == std::string::npos)) {
@@ -847,7 +808,7 @@ case_result run_case(const marble_case &c) {
     if (st.failures.used) {
         failures += check_failures(st.failures, *c.out);
     }
-    return {failures, "", unseen};
+    return {failures, ""};
 }
 
 /* What a file's cases came to. */
@@ -857,7 +818,6 @@ struct report {
     std::string text;
     std::vector<std::string> names;
     std::vector<std::string> left; /* "NAME: why" of each case left */
-    std::vector<std::string> unseen; /* "NAME: why" of each case played whose drops C++ cannot see */
 
     void fail(const std::string &where, const std::string &what) {
         failed++;
@@ -1003,9 +963,6 @@ report run_table(std::istream &in, const std::string &path) {
                 r.left.push_back(done.name + ": " + result.left);
             } else if (result.failures.empty()) {
                 r.passed++;
-                if (!result.unseen.empty()) {
-                    r.unseen.push_back(done.name + ": " + result.unseen);
-                }
             } else {
                 r.fail(at, result.failures);
             }
@@ -1079,9 +1036,6 @@ static void play_file(const char *name) {
               r.failed, r.text.c_str());
     for (const auto &left : r.left) {
         std::fprintf(stderr, "%s: left to the C++ suite's own tests: %s\n", path.c_str(), left.c_str());
-    }
-    for (const auto &unseen : r.unseen) {
-        std::fprintf(stderr, "%s: played, but %s\n", path.c_str(), unseen.c_str());
     }
 }
 

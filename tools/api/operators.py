@@ -300,7 +300,8 @@ def marble_words(shape):
     for kind in shapes.marble_layout(shape):
         found[kind] = at
         at += 2 if kind == "action" else 1
-    varies = any(kind in shapes.TRAILING for kind in found) or "of signals" in shape.conventions
+    varies = (any(kind in shapes.TRAILING for kind in found) or "of signals" in shape.conventions
+              or (shape.bounded and shape.has("queue")))  # `host F...`
     return found, at, varies
 
 
@@ -311,7 +312,11 @@ def runner_call(language, op, flag, reader, source, optional, groups):
     queue); `source(index)` the upstream (of signals: mapped over the inputs
     named from `index`, else None: the case's signal); `optional(index,
     with_it, without_it)` chooses by the line's length; `groups(call)`
-    merges groups."""
+    merges groups. A bounded operator is given the case's drop recorder
+    (`on_drop`; of signals, `dropped_signal` from the inputs' index, which
+    records a signal as its place among them) and, where it takes a queue,
+    `host_queue` from the index after its words: the case's queue, or a
+    host-drained one for `host F...` (README.md's "Bounded operators")."""
     indexes, after, _ = marble_words(op.shape)
     literal = {"C++": ("true", "false"), "Python": ("True", "False"), "Rust": ("true", "false"),
                "Swift": ("true", "false")}[language]
@@ -321,8 +326,13 @@ def runner_call(language, op, flag, reader, source, optional, groups):
         for kind in op.kinds():
             if kind in indexes and kind != "delay":
                 found[kind] = reader(kind, indexes[kind])
+            elif kind == "queue" and op.shape.bounded:
+                found[kind] = reader("host_queue", after)
             elif kind == "queue":
                 found[kind] = reader("queue", None)
+            elif kind == "on_drop":
+                of_signals = "of signals" in op.shape.conventions
+                found[kind] = reader("dropped_signal", after) if of_signals else reader("on_drop", None)
             elif kind == "flag":
                 found[kind] = literal[0] if flag else literal[1]
         if with_delay:
@@ -361,6 +371,7 @@ CPP_READERS = {
     "other": "a.input({i})", "signals": "a.inputs({i})", "seconds": "a.seconds({i})", "most": "a.seconds({i})",
     "delay": "a.seconds({i})", "queue": "a.queue()", "look": "a.look({i})", "work": "a.work({i})",
     "inner": "a.inner({i})", "action": "a.action({i})", "make": "a.make({i})",
+    "on_drop": "a.on_drop()", "dropped_signal": "a.dropped_signal({i})", "host_queue": "a.host_queue({i})",
 }
 
 
@@ -391,7 +402,8 @@ def cpp_header(operators):
 # words, by kind.
 PY_READERS = dict(CPP_READERS, concurrency="a.count({i})", retries="a.count_or_zero({i})",
                   capacity="a.count_or_zero({i})", predicate="a.function({i})", map="a.function({i})",
-                  fold="a.function({i})", initial="a.integer({i})", signals="*a.inputs_from({i})", queue="a.queue")
+                  fold="a.function({i})", initial="a.integer({i})", signals="*a.inputs_from({i})", queue="a.queue",
+                  on_drop="a.bounded.on_drop")
 
 
 def python_module(operators):
@@ -681,6 +693,7 @@ RUST_READERS = {
     "delay": "$a.frames({i})?", "queue": "$a.queue()",
     "look": "{{ let f = $a.look({i})?; move |v| f(v) }}", "work": "{{ let f = $a.work({i})?; move || f() }}",
     "inner": "$a.inner({i})?", "action": "$a.action({i})?", "make": "$a.make({i})?",
+    "on_drop": "$a.on_drop()", "dropped_signal": "$a.dropped_signal({i})?", "host_queue": "&$a.host_queue({i})?",
 }
 
 
@@ -722,7 +735,11 @@ SWIFT_RUNNER_OUT = "Tests/SwiftSignalKitTestingTests/MarbleTableOperators.genera
 # first after the name): the statements that read it, and the argument.
 SWIFT_READERS = {
     "count": (["let n{I} = try self.integer(arguments, {I}, operation)"], "n{I}"),
-    "overflow": (["let o{I}: SignalOverflow<MarbleFailure> = try self.overflow(arguments, {I}, operation)"], "o{I}"),
+    "overflow": (["let o{I} = try bounded.overflow(self.word(arguments, {I}, operation), operation)"], "o{I}"),
+    "on_drop": ([], "bounded.onDrop"),
+    "dropped_signal": ([], "self.droppedSignal(bounded)"),
+    "host_queue": (["let queue{I} = try self.hostQueue(arguments, {I}, operation, bounded)"],
+                   "queue{I}"),
     "predicate": (["let p{I} = try self.predicate(self.word(arguments, {I}, operation))"], "{{ p{I}($0.int) }}"),
     "map": (["let f{I} = try self.unary(self.word(arguments, {I}, operation))"], "{{ MarbleValue.int(f{I}($0.int)) }}"),
     "fold": (["let b{I} = try self.binary(self.word(arguments, {I}, operation))"], "{{ .int(b{I}($0.int, $1.int)) }}"),
@@ -772,8 +789,8 @@ def swift_runner(operators):
         "extension MarbleOperators {",
         "    /// The signal of a marble operator of the operator table, or nil for another name.",
         "    static func listed(_ operation: MarbleCase.Operation, to signal: MarbleSignal, "
-        "inputs: [String: TestSignal<MarbleValue, MarbleFailure>], scheduler: TestScheduler, failures: MarbleFailures) "
-        "throws(MarbleTableError) -> MarbleSignal? {",
+        "inputs: [String: TestSignal<MarbleValue, MarbleFailure>], scheduler: TestScheduler, failures: MarbleFailures, "
+        "bounded: MarbleBounded) throws(MarbleTableError) -> MarbleSignal? {",
         "        let arguments = operation.arguments",
         "        switch operation.name {",
     ]
@@ -793,11 +810,14 @@ def swift_runner(operators):
                     into.append(statement.format(I=index))
             return argument.format(I=index)
 
-        def source(i, reads=reads):
+        def source(i, reads=reads, op=op):
             if i is None:
                 return "signal"
+            # A bounded one's keeps its inputs' signals in `bounded`, where
+            # its drop callback finds a dropped one's place (droppedSignal).
+            keep = ", bounded" if op.shape.bounded else ""
             reads.append(f"let upstream = try self.upstream(signal, Array(arguments.dropFirst({i - 1})), inputs, "
-                         "operation)")
+                         f"operation{keep})")
             return "upstream"
 
         made = runner_call("Swift", op, flag, reader, source, None, None)

@@ -418,9 +418,12 @@ def language_arguments(language: str, operator: Operator, arguments: dict[str, s
         keyed = language in ("Python", "Swift")
         bounded: list[tuple[str | None, str]] = [("capacity" if keyed else None, "capacity"),
                                                  ("overflow" if keyed else None, "overflow")]
+        # The drop callback, where given: Python's `on_drop=` and Swift's
+        # `onDrop:` after the policy, C++'s and Rust's (`NAME_with`) last.
+        drop: tuple[str | None, str] = ({"Python": "on_drop", "Swift": "onDrop"}.get(language), "on_drop")
         at = next((i for i, (_, kind) in enumerate(slots) if kind in FUNCTIONS), len(slots))
-        slots[at:at] = [] if language == "Python" else bounded
-        slots += bounded if language == "Python" else []
+        slots[at:at] = [] if language == "Python" else bounded + ([drop] if keyed else [])
+        slots += bounded + [drop] if language == "Python" else [] if keyed else [drop]
     if operator.shape.flag:
         flag: tuple[str | None, str] = (operator.shape.flag if language in ("Python", "Swift") else None, "flag")
         slots = [flag] + slots if language == "Rust" else slots + [flag]
@@ -442,7 +445,8 @@ def language_arguments(language: str, operator: Operator, arguments: dict[str, s
 
 def spell(language: str, operator: Operator, arguments: dict[str, str], style: str = "member") -> str:
     """A call of `operator` in `language` with `arguments` (kind -> text;
-    the optional kinds may be missing). `source` is the upstream's text;
+    the optional kinds may be missing: a bounded operator's `on_drop`, which
+    in Rust names its `_with` form). `source` is the upstream's text;
     C's `out` the output's (`out` by default); C++'s `style` is "member"
     (`s.take(2)`) or "pipe" (`s | sk::take(2)`). Raises KeyError naming what
     is missing: the language's name for the operator, or an argument."""
@@ -458,7 +462,10 @@ def spell(language: str, operator: Operator, arguments: dict[str, str], style: s
     if language == "Swift":
         return swift_spell(name, listed, arguments.get("source", ""), static)
     texts = [f"{label}={text}" if label else text for label, _, text in listed]
-    call = f"{name.name}({', '.join(name.before + texts + name.after)})"
+    method = name.name
+    if language == "Rust" and shape.bounded and "on_drop" in arguments:
+        method += "_with"  # the form that takes a drop callback
+    call = f"{method}({', '.join(name.before + texts + name.after)})"
     source = arguments.get("source", "")
     if language == "C++":
         if static:

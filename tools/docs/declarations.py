@@ -285,30 +285,6 @@ def c_function(row: dict[str, str]) -> str | None:
 CALLS_ITS_FUNCTION = ("C++", "Rust")
 
 
-def _load_shapes() -> Any:
-    """tools/api/shapes.py, as a module."""
-    path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "api", "shapes.py")
-    spec = importlib.util.spec_from_file_location("api_shapes", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("api_shapes", module)
-    spec.loader.exec_module(module)
-    return module
-
-
-SHAPES = _load_shapes()
-
-
-def spells_another(row: dict[str, str], lang: str) -> bool:
-    """Whether the row's cell for `lang` spells a call of another operator
-    with fixed arguments around the shape's (tools/api/shapes.py's spelled:
-    Rust's queue_bounded is `merge_map_bounded(1, capacity, overflow,
-    std::convert::identity)`, the crate having no queue with a capacity):
-    the binding then calls that operator's C function, on purpose."""
-    spelled = SHAPES.spelled(row[COLUMNS[lang]], lang, "")
-    return spelled is not None and bool(spelled.before or spelled.after)
-
-
 def check_availability(rows: list[dict[str, str]], called: dict[str, set[str]]) -> list[str]:
     """Where a row's cell and its binding disagree: the cell says the
     binding lacks the operator (no name) but the binding calls the row's C
@@ -327,7 +303,7 @@ def check_availability(rows: list[dict[str, str]], called: dict[str, set[str]]) 
             if not named and function in functions:
                 problems.append(f"{where} {lang} cell of '{row['operator']}' says the binding lacks it, but the "
                                 f"{lang} binding calls {function}: name its operator in the cell (make api-update)")
-            if named and function not in functions and lang in CALLS_ITS_FUNCTION and not spells_another(row, lang):
+            if named and function not in functions and lang in CALLS_ITS_FUNCTION:
                 problems.append(f"{where} {lang} cell of '{row['operator']}' names {', '.join(named)}, but the "
                                 f"{lang} binding never calls {function}: the cell names another operator")
     return problems

@@ -31,6 +31,18 @@ class _Callback:
         self.failures = failures
 
 
+class _SharedDropCallback(_Callback):
+    """A function and an on_drop that share one context: the bounded
+    merge_map's, whose C function (sk_signal_merge_map_bounded) gives its
+    signal function and its drop callback the same ctx."""
+    __slots__ = ("on_drop",)
+
+    def __init__(self, fn: Callable[..., Any], failures: Union[_Failures, _Recorder],
+                 on_drop: Callable[[Any, int], object]) -> None:
+        super().__init__(fn, failures)
+        self.on_drop = on_drop
+
+
 def _callback_raised(callback: _Callback, exc: BaseException, where: str) -> bool:
     """Records `exc`; True when it is a KeyboardInterrupt deferred to the
     caller (nothing to report), False for an exception to pass on."""
@@ -251,20 +263,36 @@ def _key_callback(ctx: int, argument: Any) -> None:
         _fail_call(callback, exc, "group_by")
 
 
+def _tell_drop(on_drop: Callable[[Any, int], object], value: Any, dropped: int) -> None:
+    """on_drop(value, dropped) for a borrowed sk_value pointer `value`; an
+    exception it raises goes to callback_error_hook under "on_drop"."""
+    try:
+        on_drop(_object_of(value), dropped)
+    except BaseException as exc:
+        _report(exc, "on_drop")
+        _detach_traceback(exc, "on_drop")  # reported: it keeps no frame (nor the handles they hold)
+
+
 def _drop_callback(ctx: Optional[int], value: Any, dropped: int) -> None:
     """A bounded buffer dropped `value` (a borrowed sk_value pointer): its
     on_drop(value, dropped) is told, on the thread that dropped it."""
     callback = _core._keep.get(ctx or 0)
     if callback is None or _state.closing or sys.is_finalizing():
         return
-    try:
-        callback.fn(_object_of(value), dropped)
-    except BaseException as exc:
-        _report(exc, "on_drop")
-        _detach_traceback(exc, "on_drop")  # reported: it keeps no frame (nor the handles they hold)
+    _tell_drop(callback.fn, value, dropped)
+
+
+def _shared_drop_callback(ctx: Optional[int], value: Any, dropped: int) -> None:
+    """The same for a context shared with a function (_SharedDropCallback):
+    its on_drop is told."""
+    callback = _core._keep.get(ctx or 0)
+    if not isinstance(callback, _SharedDropCallback) or _state.closing or sys.is_finalizing():
+        return
+    _tell_drop(callback.on_drop, value, dropped)
 
 
 _c_drop_callback = _drop_fn(_drop_callback)
+_c_shared_drop_callback = _drop_fn(_shared_drop_callback)
 _c_predicate_callback = _predicate_fn(_speedups.operator("predicate", _predicate_callback))
 _c_key_callback = _map_fn(_speedups.operator("key", _key_callback))
 _c_signal_callback = _signal_fn(_speedups.operator("signal", _signal_callback))

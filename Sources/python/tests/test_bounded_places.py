@@ -86,6 +86,27 @@ def test_merge_map_holds_at_most_the_capacity_waiting(policy):
     assert started == ["0"]
 
 
+@pytest.mark.parametrize("policy, dropped", [("drop_newest", ["3", "4", "5"]), ("drop_oldest", ["1", "2", "3"]),
+                                              ("latest", ["2", "3", "4"])])
+def test_merge_map_reports_the_values_it_drops(policy, dropped):
+    """0 runs for ever, two wait: each policy's drops go to on_drop, with
+    the count of drops so far."""
+    pipe = sk.Pipe()
+    started, seen = [], []
+
+    def never(value):
+        started.append(value)
+        return sk.Signal.never()
+
+    signal = pipe.signal().merge_map(never, max_concurrent=1, capacity=2, overflow=policy,
+                                     on_drop=lambda value, count: seen.append((value, count)))
+    with signal.subscribe():
+        for value in range(6):
+            pipe.put(str(value))
+    assert started == ["0"]
+    assert seen == [(value, count) for count, value in enumerate(dropped, 1)]
+
+
 def test_queue_reports_the_signals_it_drops():
     signals = sk.Pipe()
     got, dropped = [], []
@@ -147,6 +168,8 @@ def test_buffer_with_time_holds_at_most_the_capacity_per_window(policy):
     lambda s: sk.Signal.zip(s, s, capacity=0, overflow="latest"),
     lambda s: sk.Signal.zip(s, s, overflow="latest"),
     lambda s: s.merge_map(lambda v: s, capacity=2, overflow="blocking"),
+    lambda s: s.merge_map(lambda v: s, capacity=2, overflow="latest", on_drop=3),
+    lambda s: s.merge_map(lambda v: s, on_drop=print),
     lambda s: s.queue(capacity=2, overflow="sideways"),
     lambda s: s.buffer_with_time(1, capacity=2, overflow="error", on_drop=3),
 ])

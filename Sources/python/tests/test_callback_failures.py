@@ -291,6 +291,24 @@ def test_an_exception_in_on_drop_is_reported_as_on_drop(hook):
     assert [(type(exc), str(exc), where) for exc, where in hook] == [(Boom, "2", "on_drop")]
 
 
+def test_an_exception_in_merge_maps_on_drop_is_reported_as_on_drop(hook):
+    """The bounded merge_map's on_drop shares its context with the function:
+    its exception follows on_drop's rule, and the stream goes on."""
+    def on_drop(value, dropped):
+        raise Boom(value)
+
+    seen = []
+    with sk.Pipe() as pipe, pipe.signal() as source:
+        bounded = source.merge_map(lambda value: sk.Signal.never().start_with(value), max_concurrent=1, capacity=1,
+                                   overflow="drop_newest", on_drop=on_drop)
+        with bounded.subscribe(seen.append):
+            pipe.put(1)
+            pipe.put(2)  # waits
+            pipe.put(3)  # no room: dropped
+    assert seen == [1]
+    assert [(type(exc), str(exc), where) for exc, where in hook] == [(Boom, "3", "on_drop")]
+
+
 def _guide_where_list():
     from conftest import EXAMPLES
     with open(os.path.join(EXAMPLES, "..", "..", "docs", "python.md"), encoding="utf-8") as f:

@@ -10,12 +10,9 @@ receives is that very exception object, and that a side effect's went to
 callback_error_hook instead (docs/misuse.md's "A callback that fails").
 
 A bounded operator's on_drop records each value with its frame, compared
-with the case's `dropped` line, except where the package's operator takes
-no on_drop (NO_ON_DROP: there its drops cannot be seen from Python, and a
-test below fails the day it takes one)."""
+with the case's `dropped` line."""
 
 import glob
-import inspect
 import json
 import math
 import os
@@ -102,10 +99,6 @@ class Failures:
         return pick
 
 
-# The bounded operators whose Python method takes no on_drop: the runner
-# cannot see their drops, and leaves their `dropped` lines unchecked.
-NO_ON_DROP = {"mergeMapBounded": "Signal.merge_map takes no on_drop"}
-
 # The words each policy's error has (README.md: `error` ends the stream
 # with the overflow error, `block` with its refusal).
 OVERFLOW_WORDS = {"error": ": overflow: ", "block": ": cannot block: "}
@@ -113,16 +106,15 @@ OVERFLOW_WORDS = {"error": ": overflow: ", "block": ": cannot block: "}
 
 class Bounded:
     """The case's bounded operator: what its on_drop received, with frames,
-    the words of the error its policy ends the stream with, and the
-    operator whose drops cannot be seen."""
+    the words of the error its policy ends the stream with, and its host
+    queues."""
 
     def __init__(self, scheduler):
         self.scheduler = scheduler
         self.used = False
         self.drops = []  # (frame, "next", value)
         self.expect = None
-        self.unseen = None
-        self.hosts = []  # the host queues of deliverOnBounded N P host F...
+        self.hosts = []  # the host queues of `host F...`
 
     def on_drop(self, value, count):
         self.drops.append((self.scheduler.now, "next", value))
@@ -305,7 +297,6 @@ class Line:
             raise AssertionError(f"{self.where}: `{self.words[i]}` is no policy ({', '.join(POLICIES)})")
         self.bounded.used = True
         self.bounded.expect = OVERFLOW_WORDS.get(self.words[i])
-        self.bounded.unseen = NO_ON_DROP.get(self.words[0])
         return POLICIES[self.words[i]]
 
     def dropped_signal(self, first):
@@ -318,12 +309,12 @@ class Line:
         return on_drop
 
     def host_queue(self, first):
-        """deliverOnBounded N P [host F...]: a host queue drained at the
-        frames F from word `first`, instead of the case's virtual queue."""
+        """A bounded operator's queue: the case's, or with `host F...` from
+        word `first` a host queue drained at the frames F."""
         if not self.has(first):
             return self.queue
         if self.words[first] != "host" or not self.has(first + 1):
-            raise AssertionError(f"{self.where}: deliverOnBounded N P is followed by nothing or by host and frames")
+            raise AssertionError(f"{self.where}: {self.words[0]} is followed by nothing or by host and frames")
         queue = sk.Queue.host("marble host")
         self.bounded.hosts.append(queue)
         for frame in self.words[first + 1:]:
@@ -386,30 +377,6 @@ def apply(words, where, signal, inputs, scheduler, failures, bounded):
     """`signal` with the operator of an `op` line applied."""
     name = words[0]
     line = Line(words, where, signal, inputs, scheduler, failures, bounded)
-    # The bounded operators, played before the generated calls of
-    # marble_operators.py (which give no on_drop): each records its drops
-    # (README.md's `dropped`) where its method takes an on_drop, and
-    # deliverOnBounded reads `host F...`.
-    a = line
-    bounded_calls = {
-        "bufferTimeBounded": lambda: signal.buffer_with_time(a.seconds(1), a.queue, capacity=a.count_or_zero(2),
-                                                             overflow=a.overflow(3), on_drop=bounded.on_drop),
-        "queueBounded": lambda: a.upstream(3).queue(capacity=a.count_or_zero(1), overflow=a.overflow(2),
-                                                    on_drop=a.dropped_signal(3)),
-        "mergeMapBounded": lambda: signal.merge_map(a.inner(4), max_concurrent=a.count(1),
-                                                    capacity=a.count_or_zero(2), overflow=a.overflow(3)),
-        "zipBounded": lambda: sk.Signal.zip(*a.inputs_from(3), capacity=a.count_or_zero(1), overflow=a.overflow(2),
-                                            on_drop=bounded.on_drop),
-        "deliverOnBounded": lambda: signal.deliver_on(a.host_queue(3), capacity=a.count_or_zero(1),
-                                                      overflow=a.overflow(2), on_drop=bounded.on_drop),
-        "onBackpressureBuffer": lambda: signal.on_backpressure_buffer(a.count_or_zero(1), a.overflow(2),
-                                                                      on_drop=bounded.on_drop),
-    }
-    if name in bounded_calls:
-        fixed = {"bufferTimeBounded": 3, "onBackpressureBuffer": 2}
-        if name in fixed and len(words) - 1 != fixed[name]:
-            raise AssertionError(f"{where}: `{name}` takes {fixed[name]} argument(s), got {len(words) - 1}")
-        return bounded_calls[name]()
     if name in MARBLE_OPERATORS:
         arguments, call = MARBLE_OPERATORS[name]
         if arguments >= 0 and len(words) - 1 != arguments:
@@ -486,7 +453,7 @@ def run(case, table, scheduler, inputs, subscriptions, problems, bounded):
         sk.callback_error_hook = saved_hook
     if failing:
         problems += check_failures(case, failures, errors, reported)
-    if bounded.used and not bounded.unseen:
+    if bounded.used:
         want = expected_events(case.dropped or "", table)
         if bounded.drops != want:
             problems.append(f"{case.where} {case.name}: dropped {case.dropped!r}: expected {want}, "
@@ -576,15 +543,6 @@ def test_the_runner_fails_an_unknown_operator_and_function(tmp_path):
     case.ops = [(["map", "cube"], "t.marbles:3")]
     with pytest.raises(AssertionError, match="does not know the function 'cube'"):
         play(case)
-
-
-def test_the_operators_whose_drops_python_cannot_see_still_take_no_on_drop():
-    """NO_ON_DROP is what the package lacks: the day one of them takes an
-    on_drop, this fails, and the runner must check its drops."""
-    methods = {"mergeMapBounded": sk.Signal.merge_map}
-    assert set(methods) == set(NO_ON_DROP)
-    for name, method in methods.items():
-        assert "on_drop" not in inspect.signature(method).parameters, name
 
 
 def test_the_runner_checks_drops_and_the_overflow_error():

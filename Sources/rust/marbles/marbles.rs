@@ -11,12 +11,10 @@
 //! went to the failure hook instead (docs/misuse.md's "A callback that
 //! fails"). The hook is the process's: each test holds `common::serial()`.
 //!
-//! A bounded operator's `on_drop` records each value with its frame,
-//! compared with the case's `dropped` line, where the crate's operator
-//! takes one (`_with`); the others (NO_ON_DROP) cannot show their drops,
-//! and their `dropped` lines are left unchecked, named on stderr. Where the
-//! policy ends the stream (error, block), the error received must be the
-//! operator's overflow error.
+//! A bounded operator (its `_with` form) is given an `on_drop` that records
+//! each value with its frame, compared with the case's `dropped` line.
+//! Where the policy ends the stream (error, block), the error received
+//! must be the operator's overflow error.
 #[path = "../rsignalkit/tests/common/mod.rs"]
 mod common;
 
@@ -61,24 +59,14 @@ struct Case {
     problem: Option<String>,
 }
 
-/// The bounded operators whose method in the crate takes no `on_drop`:
-/// their drops cannot be seen from Rust.
-const NO_ON_DROP: &[(&str, &str)] = &[
-    ("zipBounded", "Signal::zip_bounded takes no on_drop"),
-    ("mergeMapBounded", "Signal::merge_map_bounded takes no on_drop"),
-    ("queueBounded", "played as Signal::merge_map_bounded, which takes no on_drop"),
-    ("bufferTimeBounded", "Signal::buffer_time_bounded takes no on_drop"),
-];
-
 /// The case's bounded operator: what its `on_drop` received, with frames,
-/// the words of the error its policy ends the stream with, why its drops
-/// cannot be seen, and the host queues it delivers on.
+/// the words of the error its policy ends the stream with, and the host
+/// queues it delivers on.
 #[derive(Default)]
 struct Bounded {
     used: bool,
     drops: Arc<Mutex<Vec<Event>>>,
     expect: Option<&'static str>,
-    unseen: Option<&'static str>,
     hosts: Vec<rsignalkit::Queue>,
 }
 
@@ -491,6 +479,49 @@ impl Line<'_> {
         self.scheduler.queue()
     }
 
+    /// A bounded operator's `on_drop`: each value recorded with its frame
+    /// (README.md's `dropped`).
+    fn on_drop(&self) -> impl Fn(&AnyValue, u64) + Send + Sync + 'static {
+        let drops = Arc::clone(&self.bounded.borrow().drops);
+        let clock = self.scheduler.clone();
+        move |v: &AnyValue, _: u64| drops.lock().unwrap().push((clock.frame_now(), "next", Some(v.clone())))
+    }
+
+    /// The `on_drop` of a bounded operator of a signal of signals: a
+    /// dropped signal recorded as its place among the inputs named from
+    /// word `i` (the upstream's value that named it).
+    fn dropped_signal(&self, i: usize) -> Result<impl Fn(&S, u64) + Send + Sync + 'static, String> {
+        let names = self.inputs(i)?;
+        let drops = Arc::clone(&self.bounded.borrow().drops);
+        let clock = self.scheduler.clone();
+        Ok(move |dropped: &S, _: u64| {
+            let place = names.iter().position(|s| s == dropped).map_or(-1, |p| p as i64);
+            drops.lock().unwrap().push((clock.frame_now(), "next", Some(AnyValue::Int(place))));
+        })
+    }
+
+    /// A bounded operator's queue: the case's, or with `host F...` from
+    /// word `i` a host queue that the case drains at the frames F.
+    fn host_queue(&self, i: usize) -> Result<rsignalkit::Queue, String> {
+        if !self.has(i) {
+            return Ok(self.queue().clone());
+        }
+        if self.words[i] != "host" || !self.has(i + 1) {
+            return Err(format!("{}: {} is followed by nothing or by host and frames", self.at, self.words[0]));
+        }
+        let host = rsignalkit::Queue::host("marble host").map_err(|e| format!("{}: no host queue: {}", self.at, e))?;
+        for k in i + 1..self.words.len() {
+            let drained = host.clone();
+            self.scheduler
+                .schedule(self.integer(k)? as u32, move || {
+                    drained.drain(0).unwrap();
+                })
+                .unwrap();
+        }
+        self.bounded.borrow_mut().hosts.push(host.clone());
+        Ok(host)
+    }
+
     /// A side effect's function, from word `i` on: nothing, or `!K`.
     fn look(&self, i: usize) -> Result<Look, String> {
         look(&|n| self.word(i + n), self.at)
@@ -550,42 +581,7 @@ impl Line<'_> {
 }
 
 fn apply(words: &[String], at: &str, signal: &S, inputs: &HashMap<String, S>, scheduler: &TestScheduler, bounded: &mut Bounded) -> Result<S, String> {
-    let drops = Arc::clone(&bounded.drops);
     let line = Line { words, at, signal, inputs, scheduler, bounded: RefCell::new(bounded) };
-    // The bounded operators whose method takes an on_drop (`_with`), before
-    // the generated calls (which give none): their drops recorded
-    // (README.md's `dropped`), and deliverOnBounded's `host F...`.
-    let clock = scheduler.clone();
-    let on_drop = move |v: &AnyValue, _: u64| drops.lock().unwrap().push((clock.frame_now(), "next", Some(v.clone())));
-    match words[0].as_str() {
-        "onBackpressureBuffer" => {
-            line.arguments(2)?;
-            return Ok(signal.on_backpressure_buffer_with(line.count_or_zero(1)?, line.overflow(2)?, on_drop));
-        }
-        "deliverOnBounded" if words.len() == 3 => {
-            return Ok(signal.deliver_on_bounded_with(line.queue(), line.count_or_zero(1)?, line.overflow(2)?, on_drop));
-        }
-        "deliverOnBounded" => {
-            // deliverOnBounded N P host F...: on a host queue drained at the
-            // frames F, instead of the case's virtual queue.
-            if words.get(3).map(String::as_str) != Some("host") || words.len() < 5 {
-                return Err(format!("{}: deliverOnBounded N P is followed by nothing or by host and frames", at));
-            }
-            let (capacity, overflow) = (line.count_or_zero(1)?, line.overflow(2)?);
-            let host = rsignalkit::Queue::host("marble host").map_err(|e| format!("{}: no host queue: {}", at, e))?;
-            for i in 4..words.len() {
-                let drained = host.clone();
-                scheduler
-                    .schedule(line.integer(i)? as u32, move || {
-                        drained.drain(0).unwrap();
-                    })
-                    .unwrap();
-            }
-            line.bounded.borrow_mut().hosts.push(host.clone());
-            return Ok(signal.deliver_on_bounded_with(&host, capacity, overflow, on_drop));
-        }
-        _ => {}
-    }
     // The operators of the table: generated/marble_operators.rs.
     if let Some(made) = marble_operator!(words[0].as_str(), line) {
         return Ok(made);
@@ -637,18 +633,10 @@ fn play(case: &Case) -> Vec<String> {
         Err(problem) => return vec![problem],
     };
     if bounded.used {
-        match bounded.unseen {
-            None => {
-                let want = expected_events(case.dropped.as_deref().unwrap_or(""), &table);
-                let got = bounded.drops.lock().unwrap().clone();
-                if got != want {
-                    problems.push(format!("{} {}: dropped {:?}: expected {:?}, on_drop received {:?}", case.at, case.name, case.dropped, want, got));
-                }
-            }
-            Some(why) if case.dropped.as_deref().map_or(false, |d| !d.is_empty()) => {
-                eprintln!("{} {}: played, but its `dropped` line is unchecked: {}", case.at, case.name, why);
-            }
-            Some(_) => {}
+        let want = expected_events(case.dropped.as_deref().unwrap_or(""), &table);
+        let got = bounded.drops.lock().unwrap().clone();
+        if got != want {
+            problems.push(format!("{} {}: dropped {:?}: expected {:?}, on_drop received {:?}", case.at, case.name, case.dropped, want, got));
         }
         if let Some(expect) = bounded.expect {
             let errors = errors.lock().unwrap().clone();
@@ -751,9 +739,6 @@ fn play_on(
     }
     for (words, at) in &case.ops {
         signal = apply(words, at, &signal, &inputs, scheduler, bounded)?;
-        if let Some((_, why)) = NO_ON_DROP.iter().find(|(name, _)| *name == words[0]) {
-            bounded.unseen = Some(why);
-        }
     }
     if let Some((trigger, puts)) = &case.during {
         let on = table.get(trigger).cloned().ok_or_else(|| format!("{}: `during`: `{}` stands for no value", case.at, trigger))?;

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable, List, Optional, TypeVar, Union
 
-from .._callbacks import _c_deferred_callback, _c_key_callback, _c_signal_callback, _Callback
+from .._callbacks import (_c_deferred_callback, _c_key_callback, _c_shared_drop_callback, _c_signal_callback, _Callback,
+                          _SharedDropCallback)
 from .._core import C, _Failures, _release_ctx, _retain_callbacks
 from .._handle import _callable_arg, _count_arg, _InFlight
 from .._queue import _NO_DROP, _bounded_policy, _drop_arguments, _place_release
@@ -78,7 +79,8 @@ class _MetaOperators(_MetaStandard[T_co]):
                                *_drop_arguments(on_drop, policy))
 
     def merge_map(self, fn: Callable[[T_co], Optional["Signal[U]"]], max_concurrent: int = 2 ** 64 - 1,
-                  capacity: Optional[int] = None, overflow: Union[str, int, None] = None) -> "Signal[U]":
+                  capacity: Optional[int] = None, overflow: Union[str, int, None] = None,
+                  on_drop: Optional[Callable[[Any, int], object]] = None) -> "Signal[U]":
         """Each value mapped to a signal by fn(value) (None: an empty one),
         at most `max_concurrent` of them running at once (the rest wait, in
         order): 1 is a concat-map; the default, no limit (2**64 - 1, or
@@ -89,23 +91,26 @@ class _MetaOperators(_MetaStandard[T_co]):
         Without `capacity` the values waiting for a slot are not bounded.
         With it (sk_signal_merge_map_bounded), at most `capacity` wait and
         `overflow` decides about the next, as `on_backpressure_buffer`
-        says; the drops are not reported here (the C function's `on_drop`
-        shares `fn`'s context): `queue(capacity=, on_drop=)` over
-        `map(fn)` reports them, for a max_concurrent of 1."""
+        says; each value dropped (never mapped) goes to
+        on_drop(value, dropped), as `on_backpressure_buffer`'s."""
         count = _count_arg(max_concurrent, "merge_map", "max_concurrent")
         if count == 0:
             raise ValueError("signalkit: merge_map: max_concurrent must be at least 1")
         if capacity is None:
-            if overflow is not None:
-                raise TypeError("signalkit: merge_map: overflow needs a capacity")
+            if overflow is not None or on_drop is not None:
+                raise TypeError("signalkit: merge_map: overflow and on_drop need a capacity")
             return self._with_callback(C.signal_merge_map, _c_signal_callback, fn, count)
-        size, policy = _bounded_policy("merge_map", capacity, overflow, None)
+        size, policy = _bounded_policy("merge_map", capacity, overflow, on_drop)
         _callable_arg(fn, "merge_map")
         with _InFlight(self) as (pointer,):  # closed: ValueError before retaining anything
             failures = _Failures()
-            ctx = _retain_callbacks(_Callback(fn, failures.recorder()))
-            signal = _new_signal(C.signal_merge_map_bounded, pointer, count, size, policy, _c_signal_callback, _NO_DROP,
-                                 ctx, _place_release(policy, _release_ctx))
+            # One context for fn and on_drop, as the C function has.
+            callback = (_Callback(fn, failures.recorder()) if on_drop is None
+                        else _SharedDropCallback(fn, failures.recorder(), on_drop))
+            ctx = _retain_callbacks(callback)
+            signal = _new_signal(C.signal_merge_map_bounded, pointer, count, size, policy, _c_signal_callback,
+                                 _NO_DROP if on_drop is None else _c_shared_drop_callback, ctx,
+                                 _place_release(policy, _release_ctx))
             signal._failures = failures
             return signal
 

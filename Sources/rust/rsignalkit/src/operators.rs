@@ -535,6 +535,21 @@ pub(crate) unsafe extern "C" fn drop_fn<T: Value, F: Fn(&T, u64)>(ctx: Ctx, valu
     }
 }
 
+/// A function and a drop callback sharing one context: the bounded
+/// merge_map's, whose C function gives both callbacks the same `ctx`.
+struct FnPair<F, D>(FnShared<F>, FnShared<D>);
+
+/// [`signal_fn`] for the function of an [`FnPair`].
+unsafe extern "C" fn pair_signal_fn<T: Value, U: Value, F: Fn(T) -> Signal<U>, D>(ctx: Ctx, value: *const sys::sk_value)
+                                                                                  -> *mut sys::sk_signal {
+    signal_fn::<T, U, F>(&ctx_ref::<FnPair<F, D>>(ctx).0 as *const FnShared<F> as Ctx, value)
+}
+
+/// [`drop_fn`] for the drop callback of an [`FnPair`].
+unsafe extern "C" fn pair_drop_fn<T: Value, F, D: Fn(&T, u64)>(ctx: Ctx, value: *const sys::sk_value, dropped: u64) {
+    drop_fn::<T, D>(&ctx_ref::<FnPair<F, D>>(ctx).1 as *const FnShared<D> as Ctx, value, dropped)
+}
+
 /// # Bounded buffers
 ///
 /// Where a consumer is slower than its producer, at most `capacity` values
@@ -594,9 +609,21 @@ impl<T: Value> Signal<T> {
         })
     }
 
+    /// [`Signal::zip_bounded`] that tells `on_drop` of each value dropped.
+    pub fn zip_bounded_with<F: Fn(&T, u64) + Send + Sync + 'static>(signals: &[Signal<T>], capacity: usize,
+                                                                   overflow: Overflow, on_drop: F)
+                                                                   -> Signal<Vec<T>> {
+        let raw = raw_list(signals);
+        with_ctx(FnShared(on_drop), |out, ctx, release| unsafe {
+            sys::sk_signal_zip_bounded(out, raw.as_ptr(), raw.len(), capacity, overflow.raw(), Some(drop_fn::<T, F>),
+                                       ctx, release)
+        })
+    }
+
     /// [`Signal::merge_map`] with at most `capacity` values waiting for a
-    /// free slot (`sk_signal_merge_map_bounded`; drops are not reported). A
-    /// panic in `f` ends the stream as in `merge_map`.
+    /// free slot (`sk_signal_merge_map_bounded`; drops are not reported:
+    /// [`Signal::merge_map_bounded_with`] reports them). A panic in `f` ends
+    /// the stream as in `merge_map`.
     pub fn merge_map_bounded<U: Value, F: Fn(T) -> Signal<U> + Send + Sync + 'static>(&self, max_concurrent: usize,
                                                                                      capacity: usize,
                                                                                      overflow: Overflow, f: F)
@@ -607,6 +634,21 @@ impl<T: Value> Signal<T> {
         })
     }
 
+    /// [`Signal::merge_map_bounded`] that tells `on_drop` of each value
+    /// dropped (never mapped); `f` and `on_drop` share the C function's one
+    /// context, dropped after the last call of either.
+    pub fn merge_map_bounded_with<U: Value, F: Fn(T) -> Signal<U> + Send + Sync + 'static,
+                                  D: Fn(&T, u64) + Send + Sync + 'static>(&self, max_concurrent: usize,
+                                                                         capacity: usize, overflow: Overflow, f: F,
+                                                                         on_drop: D)
+                                                                         -> Signal<U> {
+        with_ctx(FnPair(FnShared(f), FnShared(on_drop)), |out, ctx, release| unsafe {
+            sys::sk_signal_merge_map_bounded(out, self.as_raw(), max_concurrent, capacity, overflow.raw(),
+                                             Some(pair_signal_fn::<T, U, F, D>), Some(pair_drop_fn::<T, F, D>), ctx,
+                                             release)
+        })
+    }
+
     /// [`Signal::buffer_time`] with at most `capacity` values per window
     /// (`sk_signal_buffer_time_bounded`).
     pub fn buffer_time_bounded(&self, window: Duration, queue: &Queue, capacity: usize, overflow: Overflow)
@@ -614,6 +656,40 @@ impl<T: Value> Signal<T> {
         operator(|out| unsafe {
             sys::sk_signal_buffer_time_bounded(out, self.as_raw(), seconds(window), queue.as_raw(), capacity,
                                                overflow.raw(), None, ptr::null_mut(), None)
+        })
+    }
+
+    /// [`Signal::buffer_time_bounded`] that tells `on_drop` of each value dropped.
+    pub fn buffer_time_bounded_with<F: Fn(&T, u64) + Send + Sync + 'static>(&self, window: Duration, queue: &Queue,
+                                                                           capacity: usize, overflow: Overflow,
+                                                                           on_drop: F)
+                                                                           -> Signal<Vec<T>> {
+        with_ctx(FnShared(on_drop), |out, ctx, release| unsafe {
+            sys::sk_signal_buffer_time_bounded(out, self.as_raw(), seconds(window), queue.as_raw(), capacity,
+                                               overflow.raw(), Some(drop_fn::<T, F>), ctx, release)
+        })
+    }
+}
+
+/// # Bounded signals of signals
+impl<T: Value> Signal<Signal<T>> {
+    /// [`Signal::queue`] with at most `capacity` signals waiting their turn,
+    /// `overflow` deciding about the next (`sk_signal_queue_bounded`): a
+    /// dropped signal is never started. A capacity of 0 fails the signal
+    /// with `InvalidArgument`.
+    pub fn queue_bounded(&self, capacity: usize, overflow: Overflow) -> Signal<T> {
+        operator(|out| unsafe {
+            sys::sk_signal_queue_bounded(out, self.as_raw(), capacity, overflow.raw(), None, ptr::null_mut(), None)
+        })
+    }
+
+    /// [`Signal::queue_bounded`] that tells `on_drop` of each signal dropped.
+    pub fn queue_bounded_with<F: Fn(&Signal<T>, u64) + Send + Sync + 'static>(&self, capacity: usize,
+                                                                            overflow: Overflow, on_drop: F)
+                                                                            -> Signal<T> {
+        with_ctx(FnShared(on_drop), |out, ctx, release| unsafe {
+            sys::sk_signal_queue_bounded(out, self.as_raw(), capacity, overflow.raw(), Some(drop_fn::<Signal<T>, F>),
+                                         ctx, release)
         })
     }
 }

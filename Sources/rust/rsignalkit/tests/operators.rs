@@ -335,6 +335,74 @@ fn zip_merge_map_and_buffer_time_keep_at_most_their_capacity() {
     assert_eq!(live_objects(), 0);
 }
 
+/// The `_with` forms of zip_bounded, merge_map_bounded, queue_bounded and
+/// buffer_time_bounded: on_drop is told of each value (or signal) dropped,
+/// with the running count.
+#[test]
+fn the_bounded_places_with_on_drop_tell_of_each_drop() {
+    let _serial = common::serial();
+    type Told = Arc<Mutex<Vec<(i64, u64)>>>;
+    let recorder = || -> (Told, Told) {
+        let told = Arc::new(Mutex::new(Vec::new()));
+        (Arc::clone(&told), told)
+    };
+    // zip: the fast input's 3, 4 and 5 find its 2 places taken.
+    let (fast, slow) = (Pipe::<i64>::new().unwrap(), Pipe::<i64>::new().unwrap());
+    let (told, into) = recorder();
+    let subscription = Signal::zip_bounded_with(&[fast.signal(), slow.signal()], 2, Overflow::DropNewest,
+                                                move |v, count| into.lock().unwrap().push((*v, count)))
+        .subscribe(|_| {})
+        .unwrap();
+    for x in 1..=5 {
+        fast.put(x).unwrap();
+    }
+    assert_eq!(*told.lock().unwrap(), vec![(3, 1), (4, 2), (5, 3)]);
+    drop((subscription, fast, slow));
+    // merge_map: 1 runs for ever, 2 and 3 wait, the oldest waiting dropped.
+    let source = Pipe::<i64>::new().unwrap();
+    let (told, into) = recorder();
+    let subscription = source
+        .signal()
+        .merge_map_bounded_with(1, 2, Overflow::DropOldest, |_: i64| Signal::<i64>::never(),
+                                move |v, count| into.lock().unwrap().push((*v, count)))
+        .subscribe(|_| {})
+        .unwrap();
+    for x in 1..=5 {
+        source.put(x).unwrap();
+    }
+    assert_eq!(*told.lock().unwrap(), vec![(2, 1), (3, 2)]);
+    drop((subscription, source));
+    // queue: a signal that never ends runs, one waits, the next dropped.
+    let signals = Pipe::<Signal<i64>>::new().unwrap();
+    let (running, waiting, dropped) = (Signal::<i64>::never(), Signal::single(1i64), Signal::single(2i64));
+    let told = Arc::new(Mutex::new(Vec::new()));
+    let into = Arc::clone(&told);
+    let subscription = signals
+        .signal()
+        .queue_bounded_with(1, Overflow::DropNewest, move |s: &Signal<i64>, count| into.lock().unwrap().push((s.clone(), count)))
+        .subscribe(|_| {})
+        .unwrap();
+    for s in [&running, &waiting, &dropped] {
+        signals.put(s.clone()).unwrap();
+    }
+    assert!(*told.lock().unwrap() == vec![(dropped.clone(), 1)], "the third signal is the one dropped");
+    drop((subscription, signals, told));
+    // buffer_time: a window of 2, the rest of the 5 dropped.
+    let queue = Queue::host("bounded.buffer.with").unwrap();
+    let (told, into) = recorder();
+    let subscription = ints(&[1, 2, 3, 4, 5])
+        .buffer_time_bounded_with(Duration::from_secs(3600), &queue, 2, Overflow::DropNewest,
+                                  move |v, count| into.lock().unwrap().push((*v, count)))
+        .subscribe(|_: Vec<i64>| {})
+        .unwrap();
+    while queue.drain(0).unwrap() > 0 {}
+    assert_eq!(*told.lock().unwrap(), vec![(3, 1), (4, 2), (5, 3)]);
+    drop(subscription);
+    while queue.drain(0).unwrap() > 0 {}
+    drop((queue, running, waiting, dropped));
+    assert_eq!(live_objects(), 0);
+}
+
 #[test]
 fn a_bounded_buffer_of_no_capacity_is_refused() {
     let _serial = common::serial();

@@ -371,7 +371,21 @@ fn a_panicking_side_effect_or_on_drop_reaches_the_hook_with_its_kind() {
         assert_eq!(*log.lock().unwrap(), vec!["next 1", "next 2"]);
     });
     assert_eq!(reports, vec!["on_drop: panicked: dropped 3"]);
-    drop((source, pipe, other));
+    // The bounded merge_map's on_drop, which shares its context with the
+    // function: the same rule.
+    let values = Pipe::<i64>::new().unwrap();
+    let reports = reports_during(|| {
+        let bounded = values.signal().merge_map_bounded_with(1, 1, Overflow::DropNewest, |_: i64| Signal::<i64>::never(),
+                                                             |x, _| panic!("dropped {}", x));
+        let (subscription, log) = observe(&bounded);
+        for x in 1..=3 {
+            values.put(x).unwrap(); // 1 runs, 2 waits, 3 is dropped
+        }
+        drop(subscription);
+        assert!(log.lock().unwrap().is_empty());
+    });
+    assert_eq!(reports, vec!["on_drop: panicked: dropped 3"]);
+    drop((source, pipe, other, values));
     assert_eq!(live_objects(), 0);
 }
 
