@@ -21,6 +21,7 @@
 #include <linux/futex.h>
 #include <sched.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -74,6 +75,28 @@ int _sks_mutex_try_lock(uint32_t *word) {
                                                    memory_order_relaxed);
 }
 
+/* A condition over one 32-bit word, a sequence number: a waiter reads it
+ * under the mutex, gives the mutex back and sleeps while the word still
+ * holds what it read; a broadcast (made under the mutex, as every caller
+ * does) moves the number on and wakes every sleeper. Taking the mutex
+ * back, a woken waiter marks it contended, since others may sleep on it.
+ * A waiter may wake with nothing changed: every caller decides again in a
+ * loop. */
+void _sks_cond_wait(uint32_t *cond, uint32_t *mutex) {
+    uint32_t seen = atomic_load_explicit(sks_word(cond), memory_order_relaxed);
+    _sks_mutex_unlock(mutex);
+    syscall(SYS_futex, cond, FUTEX_WAIT_PRIVATE, seen, NULL, NULL, 0);
+    _Atomic uint32_t *w = sks_word(mutex);
+    while (atomic_exchange_explicit(w, SKS_CONTENDED, memory_order_acquire) != SKS_FREE) {
+        syscall(SYS_futex, mutex, FUTEX_WAIT_PRIVATE, SKS_CONTENDED, NULL, NULL, 0);
+    }
+}
+
+void _sks_cond_broadcast(uint32_t *cond) {
+    atomic_fetch_add_explicit(sks_word(cond), 1, memory_order_relaxed);
+    syscall(SYS_futex, cond, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL, NULL, 0);
+}
+
 #else
 /* Elsewhere a spin lock that yields: the core is built and tested on Linux;
  * this keeps the package compiling on other systems. */
@@ -97,5 +120,16 @@ int _sks_mutex_try_lock(uint32_t *word) {
     uint32_t seen = 0;
     return atomic_compare_exchange_strong_explicit((_Atomic uint32_t *)word, &seen, 1, memory_order_acquire,
                                                    memory_order_relaxed);
+}
+
+void _sks_cond_wait(uint32_t *cond, uint32_t *mutex) {
+    (void)cond;
+    _sks_mutex_unlock(mutex);
+    sched_yield();
+    _sks_mutex_lock(mutex);
+}
+
+void _sks_cond_broadcast(uint32_t *cond) {
+    (void)cond;
 }
 #endif

@@ -5,6 +5,7 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import _SwiftSignalKitShims
 
 /// One subscription of a bounded buffer: the values waiting for their
 /// delivery, at most `capacity` of them, and the overflow policy for the
@@ -44,7 +45,7 @@ final class _SignalBoundedBuffer<T, E>: QueueDropObserver, @unchecked Sendable {
     @usableFromInline let overflow: SignalOverflow<E>
     @usableFromInline let onDrop: ((T, Int) -> Void)?
     @usableFromInline let operatorName: String
-    @usableFromInline let mutex = _PthreadMutex()
+    @usableFromInline let mutex = _Mutex()
     // Guarded by `mutex`.
     @exclusivity(unchecked) @usableFromInline var ring: _SignalRing<T>
     @exclusivity(unchecked) @usableFromInline var terminal: Terminal?
@@ -58,7 +59,7 @@ final class _SignalBoundedBuffer<T, E>: QueueDropObserver, @unchecked Sendable {
     @exclusivity(unchecked) @usableFromInline var dropped = 0
     @exclusivity(unchecked) @usableFromInline var waiters = 0
     /// Signalled when room is made or the input closes (`block` only).
-    @usableFromInline let room: UnsafeMutablePointer<pthread_cond_t>?
+    @usableFromInline let room: UnsafeMutablePointer<UInt32>?
 
     @inlinable
     init(queue: Queue?, subscriber: Subscriber<T, E>, capacity: Int, overflow: SignalOverflow<E>, onDrop: ((T, Int) -> Void)?, operatorName: String) {
@@ -69,9 +70,8 @@ final class _SignalBoundedBuffer<T, E>: QueueDropObserver, @unchecked Sendable {
         self.onDrop = onDrop
         self.operatorName = operatorName
         if case .block = overflow {
-            let room = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
-            room.initialize(to: pthread_cond_t())
-            pthread_cond_init(room, nil)
+            let room = UnsafeMutablePointer<UInt32>.allocate(capacity: 1)
+            room.initialize(to: 0)
             self.room = room
         } else {
             self.room = nil
@@ -81,7 +81,6 @@ final class _SignalBoundedBuffer<T, E>: QueueDropObserver, @unchecked Sendable {
     deinit {
         self.ring.destroy()
         if let room = self.room {
-            pthread_cond_destroy(room)
             room.deallocate()
         }
     }
@@ -101,7 +100,7 @@ final class _SignalBoundedBuffer<T, E>: QueueDropObserver, @unchecked Sendable {
     @inlinable
     func wakeWaiters() {
         if self.waiters > 0, let room = self.room {
-            pthread_cond_broadcast(room)
+            _sks_cond_broadcast(room)
         }
     }
 
@@ -201,7 +200,7 @@ final class _SignalBoundedBuffer<T, E>: QueueDropObserver, @unchecked Sendable {
                 }
                 self.waiters += 1
                 while self.ring.isFull && self.busy && !self.inputClosed {
-                    pthread_cond_wait(self.room.unsafelyUnwrapped, self.mutex.storage)
+                    _sks_cond_wait(self.room.unsafelyUnwrapped, self.mutex.word)
                 }
                 self.waiters -= 1
                 // Decide again: room, the delivery over, or the input closed.

@@ -5,6 +5,7 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import _SwiftSignalKitShims
 
 /// The capacity, overflow policy and drop report of one subscription of an
 /// operator that holds values while they wait for something other than a
@@ -25,7 +26,7 @@ final class _SignalPendingLimit<T, E>: @unchecked Sendable {
     @usableFromInline let operatorName: String
     @exclusivity(unchecked) @usableFromInline var dropped = 0
     @exclusivity(unchecked) @usableFromInline var waiters = 0
-    @usableFromInline let room: UnsafeMutablePointer<pthread_cond_t>?
+    @usableFromInline let room: UnsafeMutablePointer<UInt32>?
 
     @usableFromInline
     init(capacity: Int, overflow: SignalOverflow<E>, onDrop: ((T, Int) -> Void)?, operatorName: String) {
@@ -34,9 +35,8 @@ final class _SignalPendingLimit<T, E>: @unchecked Sendable {
         self.onDrop = onDrop
         self.operatorName = operatorName
         if case .block = overflow {
-            let room = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
-            room.initialize(to: pthread_cond_t())
-            pthread_cond_init(room, nil)
+            let room = UnsafeMutablePointer<UInt32>.allocate(capacity: 1)
+            room.initialize(to: 0)
             self.room = room
         } else {
             self.room = nil
@@ -45,7 +45,6 @@ final class _SignalPendingLimit<T, E>: @unchecked Sendable {
 
     deinit {
         if let room = self.room {
-            pthread_cond_destroy(room)
             room.deallocate()
         }
     }
@@ -88,9 +87,9 @@ final class _SignalPendingLimit<T, E>: @unchecked Sendable {
     /// Waits on the owner's locked `mutex` until `wake` is called
     /// (`block`).
     @usableFromInline
-    func waitForRoom(_ mutex: borrowing _PthreadMutex) {
+    func waitForRoom(_ mutex: borrowing _Mutex) {
         self.waiters += 1
-        pthread_cond_wait(self.room.unsafelyUnwrapped, mutex.storage)
+        _sks_cond_wait(self.room.unsafelyUnwrapped, mutex.word)
         self.waiters -= 1
     }
 
@@ -98,7 +97,7 @@ final class _SignalPendingLimit<T, E>: @unchecked Sendable {
     @usableFromInline
     func wake() {
         if self.waiters > 0, let room = self.room {
-            pthread_cond_broadcast(room)
+            _sks_cond_broadcast(room)
         }
     }
 }

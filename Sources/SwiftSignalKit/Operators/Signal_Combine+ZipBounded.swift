@@ -38,7 +38,7 @@ enum _ZipBoundedPut<T> {
 @usableFromInline
 final class _ZipBoundedState<T, E>: @unchecked Sendable {
     // Every field is read and written under `mutex` only.
-    @usableFromInline let mutex = _PthreadMutex()
+    @usableFromInline let mutex = _Mutex()
     @exclusivity(unchecked) @usableFromInline var queues: [_SignalRing<T>]
     @exclusivity(unchecked) @usableFromInline var done: [Bool]
     /// The thread that last put into each input (`block`'s refusal).

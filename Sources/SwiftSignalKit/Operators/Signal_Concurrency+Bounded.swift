@@ -66,7 +66,7 @@ final class _SignalBoundedValuesHandle<T, E: Error>: @unchecked Sendable {
 /// Thread-safety: every field is under the mutex; the continuation is
 /// resumed, drops reported and the subscription disposed outside it.
 final class _SignalBoundedValuesState<T, E: Error>: @unchecked Sendable {
-    private let mutex = _PthreadMutex()
+    private let mutex = _Mutex()
     private var signal: Signal<T, E>?
     private var ring: _SignalRing<T>
     private let limit: _SignalPendingLimit<T, E>

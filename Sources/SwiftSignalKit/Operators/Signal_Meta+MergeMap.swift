@@ -93,7 +93,7 @@ package func mergeMap<T, R, E>(maxConcurrent: Int, capacity: Int, overflow: Sign
 /// Thread-safety: every method may be called from any thread; the lock is
 /// never held while user code runs, a signal starts or something is disposed.
 final class _MergeMapState<T, R, E>: Disposable, @unchecked Sendable {
-    private let mutex = _PthreadMutex()
+    private let mutex = _Mutex()
     private let maxConcurrent: Int
     private var subscriber: Subscriber<R, E>?
     private var f: ((T) -> Signal<R, E>)?

@@ -176,7 +176,7 @@ package func buffer<T, E>(timeSpan: Double, queue: Queue, capacity: Int, overflo
 ///
 /// Thread-safety: every method may be called from any thread.
 final class _SignalBoundedWindow<T, E>: @unchecked Sendable {
-    private let mutex = _PthreadMutex()
+    private let mutex = _Mutex()
     private var ring: _SignalRing<T>
     private let queue: Queue
     private let periodEnds: Bool

@@ -77,8 +77,9 @@ public final class Lock: @unchecked Sendable {
 /// `deliverOn` hand-off). Both are calls the optimizer cannot see into, so
 /// no retain of a value read under the lock moves below the unlock.
 ///
-/// A place that waits on a condition variable under its lock uses
-/// `_PthreadMutex` instead.
+/// A place whose producers wait under its lock (the bounded operators'
+/// `block`) waits on a condition word of its own with `_sks_cond_wait`
+/// and wakes them with `_sks_cond_broadcast` (mutex.c).
 ///
 /// Non-copyable so that a lock is never duplicated by accident. The library
 /// never calls user code while one is held.
@@ -112,44 +113,6 @@ struct _Mutex: ~Copyable {
     @inlinable func withLock<R>(_ body: () throws -> R) rethrows -> R {
         _sks_mutex_lock(self.word)
         defer { _sks_mutex_unlock(self.word) }
-        return try body()
-    }
-}
-
-/// `_Mutex` over a heap-allocated `pthread_mutex_t`, for the places whose
-/// producers wait on a `pthread_cond_t` under the lock (the bounded
-/// operators' `block` policy: `_SignalBoundedBuffer`,
-/// `_SignalPendingLimit.waitForRoom`).
-///
-/// Non-copyable; never held while user code runs.
-@usableFromInline
-struct _PthreadMutex: ~Copyable {
-    @usableFromInline let storage: UnsafeMutablePointer<pthread_mutex_t>
-
-    @inlinable init() {
-        self.storage = .allocate(capacity: 1)
-        self.storage.initialize(to: pthread_mutex_t())
-        pthread_mutex_init(self.storage, nil)
-    }
-
-    deinit {
-        pthread_mutex_destroy(self.storage)
-        self.storage.deinitialize(count: 1)
-        self.storage.deallocate()
-    }
-
-    @inlinable func lock() {
-        pthread_mutex_lock(self.storage)
-    }
-
-    @inlinable func unlock() {
-        pthread_mutex_unlock(self.storage)
-        _explore(.mutexUnlocked)
-    }
-
-    @inlinable func withLock<R>(_ body: () throws -> R) rethrows -> R {
-        pthread_mutex_lock(self.storage)
-        defer { pthread_mutex_unlock(self.storage) }
         return try body()
     }
 }

@@ -24,6 +24,11 @@ void _sks_handoff(void);
 void _sks_mutex_lock(uint32_t *word);
 void _sks_mutex_unlock(uint32_t *word);
 int _sks_mutex_try_lock(uint32_t *word);
+/* A condition variable over one 32-bit word, 0 at first: wait (with
+ * `mutex` held; it is held again on return, which may come without a
+ * broadcast) and wake every waiter (called with the mutex held). */
+void _sks_cond_wait(uint32_t *cond, uint32_t *mutex);
+void _sks_cond_broadcast(uint32_t *cond);
 
 /* The schedule explorer (Sources/SwiftSignalKit/Support/ScheduleExplorer.swift):
  * in a build with SKS_EXPLORE defined (make explore-core), a point where
