@@ -10,6 +10,7 @@
 // 4,000 puts, counted under the labels "op:ROW n" and "op:ROW 2n"; its
 // allocations and deliveries per put are printed as JSON lines.
 import CostRows
+import Dispatch
 import Glibc
 import MallocCounter
 import SwiftSignalKit
@@ -172,6 +173,60 @@ func measure(_ costRow: CostRow) {
     print("{\"row\":\"\(row)\",\"impl\":\"swift\",\"deliveries_per_put\":\(Double(b - a) / Double(puts))}")
 }
 
+/// W7 and W7b as bench_capi's `--instructions` counts them (its `w7_run`
+/// with `held`): a pipe, `deliverOn` a serial queue (W7b: the bounded form
+/// with room to spare, a capacity of 2n under `fail`), a summing sink; the
+/// queue held busy while the n values are put, then let go, so that one
+/// drain delivers them all and the count is the same every run. Both
+/// threads' instructions are counted. Returns the sum.
+func w7Held(_ n: Int, bounded: Bool) -> Int {
+    let queue = Queue(name: "bench.w7.swift")
+    let pipe = ValuePipe<Int>()
+    let hold = DispatchSemaphore(value: 0)
+    let done = DispatchSemaphore(value: 0)
+    let sum = UnsafeMutablePointer<Int>.allocate(capacity: 1)
+    sum.initialize(to: 0)
+    defer { sum.deallocate() }
+    let delivered: Signal<Int, NoError> = bounded
+        ? pipe.signal() |> deliverOn(queue, capacity: 2 * n, overflow: .fail({ _ in preconditionFailure("W7b overflowed") }))
+        : pipe.signal() |> deliverOn(queue)
+    let last = n - 1
+    let disposable = delivered.start(next: { value in
+        sum.pointee &+= value
+        if value == last {
+            done.signal()
+        }
+    })
+    queue.justDispatch {
+        hold.wait()
+    }
+    for i in 0 ..< n {
+        pipe.putNext(i)
+    }
+    hold.signal()
+    done.wait()
+    disposable.dispose()
+    return sum.pointee
+}
+
+/// Counts W7 and W7b at 20,000 and 40,000 events ("W7 n", "W7 2n", ...),
+/// each checked against its sum.
+func measureW7() {
+    for (label, bounded) in [("W7", false), ("W7b", true)] {
+        _ = w7Held(100, bounded: bounded)
+        for (suffix, n) in [("n", 20_000), ("2n", 40_000)] {
+            cost_counted_begin()
+            let sum = w7Held(n, bounded: bounded)
+            cost_counted_end("\(label) \(suffix)")
+            if sum != n * (n - 1) / 2 {
+                print("{\"impl\":\"swift\",\"workload\":\"\(label)\",\"error\":\"sum \(sum), expected \(n * (n - 1) / 2)\"}")
+                exit(1)
+            }
+        }
+    }
+}
+
+measureW7()
 var seen = Set<String>()
 for row in rowsByHand + generatedCostRows() {
     if !seen.insert(row.name).inserted {
