@@ -1,4 +1,5 @@
 import XCTest
+@testable import SignalKitModel
 
 /// The regression cases of the old C model tester (Tests/C/test_model.c, its
 /// named tests, each here under the same name), and the inputs kept in

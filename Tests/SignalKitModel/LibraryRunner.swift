@@ -1,4 +1,3 @@
-import XCTest
 @testable import SwiftSignalKit
 import SwiftSignalKitTestSupport
 

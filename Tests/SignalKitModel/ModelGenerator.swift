@@ -1,32 +1,71 @@
-import XCTest
 import SwiftSignalKitTestSupport
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
-// Random cases (pipelines and scripts) from a seed, the check of one case
-// (model against library), and the shrinker that reduces a failing case.
+// Cases (pipelines and scripts) made from a seed or from a fuzzer's bytes,
+// the check of one case (model against library), and the shrinker that
+// reduces a failing case.
 
-/// The few draws the generator needs, over the support target's SplitMix64
-/// (written out, not the standard library's `random(in:using:)`, whose
-/// algorithm may change between toolchains, so that a seed replays the same
-/// case everywhere).
-struct ModelRandom {
+/// Where the generator's choices come from: every choice it makes is a
+/// number below a bound. `ModelSeededChooser` draws them from a seed (the
+/// random tests), `ModelByteChooser` reads them from bytes (the fuzzer,
+/// Tests/fuzz/model).
+protocol ModelChooser {
+    /// A number in 0 ..< n (n > 0).
+    mutating func below(_ n: Int) -> Int
+}
+
+/// Choices from a seed, over the support target's SplitMix64 (written out,
+/// not the standard library's `random(in:using:)`, whose algorithm may
+/// change between toolchains, so that a seed replays the same case
+/// everywhere).
+struct ModelSeededChooser: ModelChooser {
     var generator: SplitMix64
 
-    init(seed: UInt64) {
-        self.generator = SplitMix64(state: seed)
+    mutating func below(_ n: Int) -> Int {
+        return self.generator.below(n)
+    }
+}
+
+/// Choices read from bytes, for libFuzzer (whose mutations of the bytes
+/// then change the case a little: a byte is a choice). A choice below n
+/// takes as few bytes as hold n numbers (one for n up to 256), big-endian,
+/// modulo n; a choice below 1 takes none. Once the bytes are used up every
+/// choice is 0, the first: no more operators, the smallest lists, so a
+/// short input still makes a (small) case.
+struct ModelByteChooser: ModelChooser {
+    let bytes: [UInt8]
+    private var offset = 0
+
+    init(bytes: [UInt8]) {
+        self.bytes = bytes
     }
 
-    mutating func next() -> UInt64 {
-        return self.generator.next()
+    mutating func below(_ n: Int) -> Int {
+        var value = 0
+        var span = 1
+        while span < n && span <= Int.max >> 8 && self.offset < self.bytes.count {
+            value = value << 8 | Int(self.bytes[self.offset])
+            self.offset += 1
+            span <<= 8
+        }
+        return value % n
+    }
+}
+
+/// The few draws the generator needs, over a chooser.
+struct ModelRandom {
+    var chooser: any ModelChooser
+
+    init(seed: UInt64) {
+        self.chooser = ModelSeededChooser(generator: SplitMix64(state: seed))
+    }
+
+    init(chooser: any ModelChooser) {
+        self.chooser = chooser
     }
 
     /// 0 ..< n.
     mutating func below(_ n: Int) -> Int {
-        return self.generator.below(n)
+        return self.chooser.below(n)
     }
 
     /// True with probability percent / 100.
@@ -52,15 +91,25 @@ struct ModelGenerator {
         self.random = ModelRandom(seed: seed)
     }
 
-    /// A valid case (see `ModelCheck.isValid`).
+    init(chooser: any ModelChooser) {
+        self.random = ModelRandom(chooser: chooser)
+    }
+
+    /// A valid case (see `ModelCheck.isValid`): the first candidate that is.
     mutating func makeCase() -> ModelCase {
         while true {
-            let signal = self.signal(depth: 2 + self.random.below(4))
-            let testCase = ModelCase(signal: signal, script: self.script(for: signal))
+            let testCase = self.makeCandidate()
             if ModelCheck.isValid(testCase) {
                 return testCase
             }
         }
+    }
+
+    /// A case, valid or not (the fuzzer takes one per input: choices from
+    /// bytes that ran out would make the same invalid case forever).
+    mutating func makeCandidate() -> ModelCase {
+        let signal = self.signal(depth: 2 + self.random.below(4))
+        return ModelCase(signal: signal, script: self.script(for: signal))
     }
 
     mutating func values(max: Int) -> [Int] {
@@ -436,26 +485,4 @@ struct ModelComparison {
         problems.append(contentsOf: self.leaks)
         return problems.joined(separator: "\n")
     }
-}
-
-/// Asserts that the library agrees with the model on `testCase` (events,
-/// subscriptions after each step, nothing left after the final dispose):
-/// the Swift library, and the C API when it can express the case.
-func assertModelAgrees(_ testCase: ModelCase, file: StaticString = #filePath, line: UInt = #line) {
-    XCTAssertTrue(ModelCheck.isValid(testCase), "not a valid case: \(testCase)", file: file, line: line)
-    if let failure = ModelCheck.failure(testCase) {
-        XCTFail("\(testCase)\n\(failure)", file: file, line: line)
-    }
-}
-
-/// An environment variable as an unsigned integer (decimal or 0x hex).
-func modelEnvironmentNumber(_ name: String) -> UInt64? {
-    guard let raw = getenv(name) else {
-        return nil
-    }
-    let text = String(cString: raw)
-    if text.hasPrefix("0x") {
-        return UInt64(text.dropFirst(2), radix: 16)
-    }
-    return UInt64(text)
 }
