@@ -7,7 +7,7 @@ import SwiftSignalKitTestSupport
 /// Where the generator's choices come from: every choice it makes is a
 /// number below a bound. `ModelSeededChooser` draws them from a seed (the
 /// random tests), `ModelByteChooser` reads them from bytes (the fuzzer,
-/// Tests/fuzz/model).
+/// Tests/fuzz/SignalKitModelFuzz).
 protocol ModelChooser {
     /// A number in 0 ..< n (n > 0).
     mutating func below(_ n: Int) -> Int
