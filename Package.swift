@@ -64,7 +64,12 @@ let package = Package(
         // and not test code so that the fuzzer runs the same model; its
         // XCTest assertions are in the test target. It reaches the library's
         // internals, and its users its own, through `@testable import`,
-        // which debug builds allow: it is never built for release.
+        // which debug builds allow: it is never built for release (a
+        // `swift build -c release` of every target fails on it; the
+        // Makefile's release builds name their product). Of the support
+        // target it uses SplitMix64 and TestPipe, which import no XCTest;
+        // the support target's other files do, so the fuzz library links
+        // libXCTest, unused.
         .target(
             name: "SignalKitModel",
             dependencies: ["SwiftSignalKit", "SwiftSignalKitTestSupport", "SignalKitCAPI", "SignalKitHeader"],
