@@ -79,7 +79,11 @@ $(FUZZ_HARNESSES:%=test-fuzz-%): test-fuzz-%: fuzz-build
 	$(end)
 
 # A longer run for developers: FUZZ_SECONDS per harness (default 10 min),
-# keeping what it learns in $(FUZZ_OUT)/corpus-*.
+# keeping what it learns in $(FUZZ_OUT)/corpus-*. fuzz_model's process
+# grows to about 1.6 GB in 10 min (112,000 runs, 2026-11-26): ASan's heap,
+# mapped 447 MB after 5,000 runs and 704 MB after 50,000 while the live
+# bytes went from 37 to 50 MB; libFuzzer stops a process at 2 GB
+# (-rss_limit_mb), which much longer runs may reach.
 fuzz: fuzz-build ## fuzz each harness for FUZZ_SECONDS (600), keeping the corpus
 	set -e; for h in $(FUZZ_HARNESSES); do mkdir -p $(FUZZ_OUT)/corpus-$$h; \
 		(cd $(FUZZ_OUT) && $(FUZZ_ENV) ./fuzz_$$h -max_total_time=$(FUZZ_SECONDS) corpus-$$h ../../Tests/fuzz/corpus/$$h); done
