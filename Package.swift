@@ -12,6 +12,10 @@ let package = Package(
         // Marble diagrams for a user's tests: `import SwiftSignalKitTesting`
         // in a test target (apart, as RxTest is from RxSwift).
         .library(name: "SwiftSignalKitTesting", targets: ["SwiftSignalKitTesting"]),
+        // Not for users: the model-based tester as libFuzzer's oracle,
+        // libsignalkit-model-fuzz.so, which Tests/fuzz/fuzz_model.c links
+        // (make fuzz-build builds it in the ASan build, debug only).
+        .library(name: "signalkit-model-fuzz", type: .dynamic, targets: ["SignalKitModelFuzz"]),
     ],
     targets: [
         .target(
@@ -54,11 +58,36 @@ let package = Package(
             dependencies: ["SwiftSignalKit"],
             path: "Tests/SwiftSignalKitTestSupport"
         ),
+        // The model-based tester (Tests/README.md): cases, the reference
+        // model, the runners over the Swift library and over the C API
+        // (CLibraryRunner.swift), the generator and the shrinker. A target
+        // and not test code so that the fuzzer runs the same model; its
+        // XCTest assertions are in the test target. It reaches the library's
+        // internals, and its users its own, through `@testable import`,
+        // which debug builds allow: it is never built for release (a
+        // `swift build -c release` of every target fails on it; the
+        // Makefile's release builds name their product). Of the support
+        // target it uses SplitMix64 and TestPipe, which import no XCTest;
+        // the support target's other files do, so the fuzz library links
+        // libXCTest, unused.
+        .target(
+            name: "SignalKitModel",
+            dependencies: ["SwiftSignalKit", "SwiftSignalKitTestSupport", "SignalKitCAPI", "SignalKitHeader"],
+            path: "Tests/SignalKitModel"
+        ),
+        // fuzz_model's oracle: one libFuzzer input, decoded as a case and
+        // checked through the C API against the model (mk/fuzz.mk).
+        .target(
+            name: "SignalKitModelFuzz",
+            dependencies: ["SignalKitModel"],
+            path: "Tests/fuzz/SignalKitModelFuzz"
+        ),
         .testTarget(
             name: "SwiftSignalKitTests",
-            // SignalKitCAPI, SignalKitHeader: the model tester's second runner
-            // (Model/CLibraryRunner.swift) drives the C API.
-            dependencies: ["SwiftSignalKit", "SwiftSignalKitTestSupport", "SignalKitCAPI", "SignalKitHeader"],
+            // SignalKitModel: the model tester, whose tests are in Model/;
+            // SignalKitCAPI, SignalKitHeader: the concurrent model tester's C
+            // runner (Model/Concurrent/ConcurrentCRunner.swift) drives the C API.
+            dependencies: ["SwiftSignalKit", "SwiftSignalKitTestSupport", "SignalKitModel", "SignalKitCAPI", "SignalKitHeader"],
             path: "Tests/SwiftSignalKitTests"
         ),
         .testTarget(

@@ -183,8 +183,9 @@ TESTERS = (
     ("fuzz", ("Tests/fuzz/fuzz_api.c", "Tests/fuzz/fuzz_operators.h"),
      "the API fuzzer: an operator with a row in tools/api/operators.md is in Tests/fuzz/fuzz_operators.h "
      "(make api-update), a fuzz-hand one a case of apply_operator in Tests/fuzz/fuzz_api.c"),
-    ("model", ("Tests/SwiftSignalKitTests/Model/**/*.swift",),
-     "the model tester: a ModelOperator whose buildC makes it (Tests/SwiftSignalKitTests/Model/Operators)"),
+    ("model", ("Tests/SignalKitModel/**/*.swift", "Tests/SwiftSignalKitTests/Model/**/*.swift"),
+     "the model tester: a ModelOperator whose buildC makes it (Tests/SignalKitModel/Operators), or a threaded "
+     "case's C runner (Tests/SwiftSignalKitTests/Model/Concurrent)"),
     ("sweep", ("Tests/C/test_limits.c", "Tests/common/operator_list.h"),
      "the abandonment sweep: a row in tools/api/operators.md (then make api-update lists it in "
      "Tests/common/operator_list.h, which the sweep goes over)"),

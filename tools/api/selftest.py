@@ -29,7 +29,8 @@ import tempfile
 
 COPIED = ("include", "tools/api", "Sources/SignalKitCAPI", "Sources/python/pysignalkit", "Sources/SwiftSignalKit", "Sources/SwiftSignalKitTesting",
           "Tests/C", "Tests/marbles", "Sources/python/tests/marble_operators.py", "Tests/cpp/marble_operators.hpp", "Tests/common",
-          "Tests/fuzz/fuzz_api.c", "Tests/fuzz/fuzz_operators.h", "Tests/SwiftSignalKitTests/Model",
+          "Tests/fuzz/fuzz_api.c", "Tests/fuzz/fuzz_operators.h", "Tests/SignalKitModel",
+          "Tests/SwiftSignalKitTests/Model",
           "docs/operators.md", "Sources/rust/rsignalkit/src", "Sources/rust/rsignalkit-sys/src",
           "Sources/rust/marbles/generated", "Benchmarks/c/cost_operators.hpp",
           "Benchmarks/Sources/OperatorCost/Operators.generated.swift", "Sources/python/bench/cost_operators.py",

@@ -1,18 +1,21 @@
 import XCTest
+@testable import SignalKitModel
 
 /// The regression cases of the old C model tester (Tests/C/test_model.c, its
-/// named tests, each here under the same name), and the inputs kept in
-/// Tests/fuzz/regressions/model decoded as fuzz_model.c decodes them
+/// named tests, each here under the same name), and the inputs it kept in
+/// Tests/fuzz/regressions/model decoded as its fuzz harness decoded them
 /// (`mcase_generate` over the input's bytes), written as `ModelCase`s and run
 /// through the Swift model and both runners: the C API's (`CLibraryRunner`)
-/// must run each, as the C model did. The C model's names: `distinct` is
-/// `distinctUntilChanged`, `reduce` `reduceLeft`, `ignore` `ignoreValues`,
-/// `combine([...])` `combineLatestArray`, `take_while` `takeWhile(p, false,
-/// s)`, `merge_map(0, ...)` `mergeMap(Int.max, ...)`, `meta(mode, ...)`
-/// the same `ModelMeta`, the steps `put_on_next` `putOnNextEvent` and so on.
+/// must run each, as the C model did. The C model (Tests/common/
+/// model_oracle.h) and those files are gone: fuzz_model runs this model
+/// (issue 52). The C model's names: `distinct` is `distinctUntilChanged`,
+/// `reduce` `reduceLeft`, `ignore` `ignoreValues`, `combine([...])`
+/// `combineLatestArray`, `take_while` `takeWhile(p, false, s)`,
+/// `merge_map(0, ...)` `mergeMap(Int.max, ...)`, `meta(mode, ...)` the
+/// same `ModelMeta`, the steps `put_on_next` `putOnNextEvent` and so on.
 /// Every case the C model had uses an operator and a step the Swift model
 /// has. (The fuzz inputs were kept for cases the generator of their day made
-/// from them; today's generator makes the cases below, the bugs' own cases
+/// from them; that generator made the cases below, the bugs' own cases
 /// being the named tests.)
 final class ModelCRegressionTests: XCTestCase {
     /// `testCase` runs through the C API (no `cAPIGap` in it) and through
@@ -38,7 +41,7 @@ final class ModelCRegressionTests: XCTestCase {
         XCTAssertNotEqual(swift.expected, swift.actual, "the Swift model agrees with the library on \(testCase): it has the rule now, make it an ordinary case", file: file, line: line)
     }
 
-    // MARK: - Tests/C/test_model.c
+    // MARK: - The C model's tests (Tests/C/test_model.c)
 
     func testTakeCompletesRightAfterTheNthValue() {
         assertBothRunnersAgree(ModelCase(signal: .take(2, .pipe(0)), script: [.put(0, 1), .put(0, 2), .put(0, 3)]))
@@ -181,7 +184,7 @@ final class ModelCRegressionTests: XCTestCase {
         assertBothRunnersAgree(ModelCase(signal: .take(1, .distinctUntilChanged(.meta(.mapToSignal, .just([0]), .merge([.just([1]), .subject(0)])))), script: []))
     }
 
-    // MARK: - Tests/fuzz/regressions/model
+    // MARK: - The C model's fuzz inputs (Tests/fuzz/regressions/model)
 
     /// open-bug-restart-if-error-cast
     func testFuzzInputOpenBugRestartIfErrorCast() {

@@ -1,4 +1,5 @@
 import XCTest
+@testable import SignalKitModel
 import Dispatch
 import SwiftSignalKitTestSupport
 #if canImport(Glibc)

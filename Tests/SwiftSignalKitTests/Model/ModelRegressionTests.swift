@@ -1,4 +1,5 @@
 import XCTest
+@testable import SignalKitModel
 
 /// Cases the model-based tester found (shrunk), and cases that pin down
 /// semantics the model relies on. Each runs one `ModelCase` through the

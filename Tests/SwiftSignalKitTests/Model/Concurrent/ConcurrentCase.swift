@@ -1,4 +1,5 @@
 import Foundation
+@testable import SignalKitModel
 import Dispatch
 
 // The model's threaded cases (Tests/README.md, "Threaded cases"): several
