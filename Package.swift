@@ -64,9 +64,10 @@ let package = Package(
         // and not test code so that the fuzzer runs the same model; its
         // XCTest assertions are in the test target. It reaches the library's
         // internals, and its users its own, through `@testable import`,
-        // which debug builds allow: it is never built for release (a
-        // `swift build -c release` of every target fails on it; the
-        // Makefile's release builds name their product). Of the support
+        // which debug builds allow: its files are inside `#if DEBUG`, so
+        // that a release build of every target (`swift build -c release`)
+        // builds it empty (the Makefile's release builds name their
+        // product and never build it). Of the support
         // target it uses SplitMix64 and TestPipe, which import no XCTest;
         // the support target's other files do, so the fuzz library links
         // libXCTest, unused.

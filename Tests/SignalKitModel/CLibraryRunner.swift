@@ -1,3 +1,4 @@
+#if DEBUG // debug builds only: Package.swift, the SignalKitModel target
 import SignalKitHeader
 // The pipes' subscriptions are counted as LibraryRunner counts a ValuePipe's:
 // through the `SignalPipe` an `sk_pipe` handle holds (`SKPipe`).
@@ -626,3 +627,4 @@ final class CLibraryRunner {
         return leaks
     }
 }
+#endif

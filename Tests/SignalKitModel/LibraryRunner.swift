@@ -1,3 +1,4 @@
+#if DEBUG // debug builds only: Package.swift, the SignalKitModel target
 @testable import SwiftSignalKit
 import SwiftSignalKitTestSupport
 
@@ -200,3 +201,4 @@ final class LibraryRunner {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if DEBUG // debug builds only: Package.swift, the SignalKitModel target
 // The vocabulary of the model-based differential tester: a pipeline of
 // signals and operators (`ModelSignal`), a script of steps that drives it
 // (`ModelStep`), and what a subscriber observes (`ModelObservation`). Both the
@@ -323,3 +324,4 @@ struct ModelOutcome: Equatable, CustomStringConvertible {
         return "events \(events)\n  live subscriptions per pipe/subject after start and each step: \(lists(self.subscriptions))\n  subscriptions made per subject: \(lists(self.subjectStarts))"
     }
 }
+#endif

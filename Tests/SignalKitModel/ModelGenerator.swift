@@ -1,3 +1,4 @@
+#if DEBUG // debug builds only: Package.swift, the SignalKitModel target
 import SwiftSignalKitTestSupport
 
 // Cases (pipelines and scripts) made from a seed or from a fuzzer's bytes,
@@ -486,3 +487,4 @@ struct ModelComparison {
         return problems.joined(separator: "\n")
     }
 }
+#endif

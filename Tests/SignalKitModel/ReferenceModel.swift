@@ -1,3 +1,4 @@
+#if DEBUG // debug builds only: Package.swift, the SignalKitModel target
 // The reference model: what a subscriber to a `ModelSignal` sees when a
 // script drives it. Single-threaded and written for obviousness, not speed:
 // a subscription is a `Node` in a tree, events go up the tree by plain
@@ -570,3 +571,4 @@ final class ReferenceModel {
         }
     }
 }
+#endif

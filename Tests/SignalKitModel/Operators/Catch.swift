@@ -1,3 +1,4 @@
+#if DEBUG // debug builds only: Package.swift, the SignalKitModel target
 import SignalKitHeader
 import SwiftSignalKit
 
@@ -306,3 +307,4 @@ enum CatchFamily: ModelOperatorFamily {
         ]
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if DEBUG // debug builds only: Package.swift, the SignalKitModel target
 import SignalKitHeader
 import SwiftSignalKit
 
@@ -438,3 +439,4 @@ enum CombineFamily: ModelOperatorFamily {
         ]
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if DEBUG // debug builds only: Package.swift, the SignalKitModel target
 import SignalKitHeader
 import SwiftSignalKit
 
@@ -149,3 +150,4 @@ enum DispatchFamily: ModelOperatorFamily {
         ]
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if DEBUG // debug builds only: Package.swift, the SignalKitModel target
 import SignalKitHeader
 import SwiftSignalKit
 
@@ -314,3 +315,4 @@ enum MappingFamily: ModelOperatorFamily {
         ]
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if DEBUG // debug builds only: Package.swift, the SignalKitModel target
 import SignalKitHeader
 import SwiftSignalKit
 
@@ -120,3 +121,4 @@ enum MaterializeFamily: ModelOperatorFamily {
         ]
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if DEBUG // debug builds only: Package.swift, the SignalKitModel target
 import SignalKitHeader
 import SwiftSignalKit
 
@@ -86,3 +87,4 @@ enum MergeFamily: ModelOperatorFamily {
         ]
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if DEBUG // debug builds only: Package.swift, the SignalKitModel target
 import SignalKitHeader
 import SwiftSignalKit
 
@@ -125,3 +126,4 @@ enum MergeMapFamily: ModelOperatorFamily {
         ]
     }
 }
+#endif

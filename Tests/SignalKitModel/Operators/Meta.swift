@@ -1,3 +1,4 @@
+#if DEBUG // debug builds only: Package.swift, the SignalKitModel target
 import SignalKitHeader
 import SwiftSignalKit
 
@@ -499,3 +500,4 @@ enum MetaFamily: ModelOperatorFamily {
         ]
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if DEBUG // debug builds only: Package.swift, the SignalKitModel target
 import SwiftSignalKit
 
 // How the model-based tester describes an operator: once, as one struct that
@@ -208,3 +209,4 @@ var modelOperatorFamilies: [any ModelOperatorFamily.Type] {
         DispatchFamily.self,
     ]
 }
+#endif

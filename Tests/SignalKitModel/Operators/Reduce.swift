@@ -1,3 +1,4 @@
+#if DEBUG // debug builds only: Package.swift, the SignalKitModel target
 import SignalKitHeader
 import SwiftSignalKit
 
@@ -299,3 +300,4 @@ enum ReduceFamily: ModelOperatorFamily {
         ]
     }
 }
+#endif

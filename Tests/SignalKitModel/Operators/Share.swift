@@ -1,3 +1,4 @@
+#if DEBUG // debug builds only: Package.swift, the SignalKitModel target
 import SignalKitHeader
 import SwiftSignalKit
 
@@ -143,3 +144,4 @@ enum ShareFamily: ModelOperatorFamily {
         ]
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if DEBUG // debug builds only: Package.swift, the SignalKitModel target
 import SignalKitHeader
 import SwiftSignalKit
 
@@ -267,3 +268,4 @@ enum TakeFirstFamily: ModelOperatorFamily {
         ]
     }
 }
+#endif

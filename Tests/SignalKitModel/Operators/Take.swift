@@ -1,3 +1,4 @@
+#if DEBUG // debug builds only: Package.swift, the SignalKitModel target
 import SignalKitHeader
 import SwiftSignalKit
 
@@ -401,3 +402,4 @@ enum TakeFamily: ModelOperatorFamily {
         ]
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if DEBUG // debug builds only: Package.swift, the SignalKitModel target
 @testable import SignalKitModel
 #if canImport(Glibc)
 import Glibc
@@ -87,3 +88,4 @@ func modelFuzzPrint(_ text: String) {
         _ = write(2, bytes.baseAddress, bytes.count)
     }
 }
+#endif
