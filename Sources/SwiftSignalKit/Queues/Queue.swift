@@ -522,14 +522,11 @@ public final class Queue: @unchecked Sendable {
         }
     }
 
-    /// `justDispatch(_:ifDropped:)` on a host-drained or virtual-time queue:
-    /// the task holds a ticket whose release without a run reports the drop.
+    /// `justDispatch(_:ifDropped:)` on a host-drained or virtual-time queue
+    /// (`QueueExecutor.enqueue(_:ifDropped:)`). Out of line, as `enqueue`.
     @inline(never)
     private static func enqueue(_ f: @escaping () -> Void, on executor: QueueExecutor, ifDropped dropped: any QueueDropObserver) {
-        let ticket = QueueDropTicket(dropped)
-        executor.enqueue {
-            ticket.run(f)
-        }
+        executor.enqueue(f, ifDropped: dropped)
     }
 
     /// Enqueues `f` with the given quality of service, even when already on the queue.
@@ -604,26 +601,6 @@ protocol QueueDropObserver: AnyObject {
     /// Called once per dropped task, on the dropping thread, with no lock of
     /// the library held.
     func queueDroppedWork()
-}
-
-/// Held by one task of `Queue.justDispatch(_:ifDropped:)`: released without
-/// having run, it tells its observer. The release follows the run (or the
-/// drop) on the thread that releases the task; nothing else touches it.
-private final class QueueDropTicket {
-    private var observer: (any QueueDropObserver)?
-
-    init(_ observer: any QueueDropObserver) {
-        self.observer = observer
-    }
-
-    func run(_ f: () -> Void) {
-        self.observer = nil
-        f()
-    }
-
-    deinit {
-        self.observer?.queueDroppedWork()
-    }
 }
 
 /// Runs `body` with a record, on the calling thread, of the queue whose work
