@@ -85,6 +85,7 @@ public final class Timer: @unchecked Sendable {
     /// countdown in progress: how `debounce` moves one timer's deadline
     /// instead of making a timer per value. Not for a repeating timer (its
     /// periods are its `timeout`).
+    @usableFromInline
     func start(countdown: Double) {
         if let executor = self.queue.closableExecutor {
             if !self.registerForClose(executor) {

@@ -72,15 +72,15 @@ final class VirtualTimeExecutor: QueueExecutor, @unchecked Sendable {
     }
 
     private let mutex = _Mutex()
-    // Guarded by `mutex`.
-    private var now: Int64 = 0
-    private var heap: [Key] = []
+    // Guarded by `mutex` (which is why the exclusivity checks are off).
+    @exclusivity(unchecked) private var now: Int64 = 0
+    @exclusivity(unchecked) private var heap: [Key] = []
     // The tasks not yet run nor cancelled, by sequence number; a key in
     // `heap` without a task here was cancelled.
-    private var tasks: [UInt64: QueueTask] = [:]
-    private var nextSequence: UInt64 = 0
-    private var advancing = false
-    private var closed = false
+    @exclusivity(unchecked) private var tasks: [UInt64: QueueTask] = [:]
+    @exclusivity(unchecked) private var nextSequence: UInt64 = 0
+    @exclusivity(unchecked) private var advancing = false
+    @exclusivity(unchecked) private var closed = false
 
     /// The clock, in nanoseconds since the queue was made.
     var nanoseconds: Int64 {
