@@ -86,6 +86,10 @@ public final class Queue: @unchecked Sendable {
     /// descriptors (at the descriptor limit the process died of SIGILL when
     /// a serial queue was released) and starts a thread.
     private let token: UInt
+    /// libdispatch's C handle of a queue made by `init(name:qos:)`
+    /// (borrowed: `nativeQueue` keeps it), for `justDispatch(_:)`'s
+    /// dispatch_async_f; nil for the others.
+    private let cQueue: UnsafeMutableRawPointer?
     /// The next token (never 0; 64 bits do not run out).
     private static let nextToken = Synchronization.Atomic<UInt>(1)
     private let specialIsMainQueue: Bool
@@ -151,6 +155,7 @@ public final class Queue: @unchecked Sendable {
         self.specialIsMainQueue = specialIsMainQueue
         self.executor = nil
         self.token = 0
+        self.cQueue = nil
         if specialIsMainQueue {
             // A `Queue(queue: DispatchQueue.main)` made before this first use
             // of `mainQueue()` marked the main dispatch queue already.
@@ -176,12 +181,14 @@ public final class Queue: @unchecked Sendable {
         self.specialIsMainQueue = false
         self.executor = nil
         self.token = 0
+        self.cQueue = nil
         self.specific = queueSpecific(of: queue)
     }
 
     /// Creates a new serial queue.
     public init(name: String? = nil, qos: DispatchQoS = .default) {
-        self.nativeQueue = DispatchQueue(label: name ?? "SwiftSignalKit.Queue", qos: qos)
+        let nativeQueue = DispatchQueue(label: name ?? "SwiftSignalKit.Queue", qos: qos)
+        self.nativeQueue = nativeQueue
         self.specialIsMainQueue = false
         self.executor = nil
         self.specific = nil
@@ -189,8 +196,9 @@ public final class Queue: @unchecked Sendable {
         self.token = token
         // The C entry point needs the C queue, which the overlay does not
         // expose: it marks the queue whose sync runs (a new queue is idle, so
-        // the sync runs here, on this thread, starting no thread).
-        self.nativeQueue.sync {
+        // the sync runs here, on this thread, starting no thread), and hands
+        // it back.
+        self.cQueue = nativeQueue.sync {
             _sks_dispatch_mark_current_queue(token)
         }
     }
@@ -201,6 +209,7 @@ public final class Queue: @unchecked Sendable {
         self.specialIsMainQueue = false
         self.specific = nil
         self.token = 0
+        self.cQueue = nil
         self.executor = host
     }
 
@@ -212,6 +221,7 @@ public final class Queue: @unchecked Sendable {
         self.specialIsMainQueue = false
         self.specific = nil
         self.token = 0
+        self.cQueue = nil
         self.executor = boundedConcurrent
     }
 
@@ -222,6 +232,7 @@ public final class Queue: @unchecked Sendable {
         self.specialIsMainQueue = false
         self.specific = nil
         self.token = 0
+        self.cQueue = nil
         self.executor = virtualTime
     }
 
@@ -522,6 +533,30 @@ public final class Queue: @unchecked Sendable {
         }
     }
 
+    /// Enqueues `work.runQueueWork()`, even when already on the queue, for
+    /// work that keeps something waiting for it (a `deliverOn` drain): as
+    /// `justDispatch(_:ifDropped:)` with `work` as the observer of a drop,
+    /// without allocating. On a queue of `init(name:qos:)` it is a
+    /// dispatch_async_f with `work` (retained until it runs) as the context;
+    /// on a host-drained or virtual-time queue the executor keeps `work`
+    /// beside the task.
+    @usableFromInline
+    func justDispatch(_ work: _QueueWork) {
+        if let executor = self.executor {
+            Queue.enqueue({
+                work.runQueueWork()
+            }, on: executor, ifDropped: work)
+            return
+        }
+        if let cQueue = self.cQueue {
+            _sks_dispatch_async_f(cQueue, Unmanaged.passRetained(work).toOpaque(), runQueueWork)
+            return
+        }
+        self.nativeQueue.async {
+            work.runQueueWork()
+        }
+    }
+
     /// `justDispatch(_:ifDropped:)` on a host-drained or virtual-time queue
     /// (`QueueExecutor.enqueue(_:ifDropped:)`). Out of line, as `enqueue`.
     @inline(never)
@@ -591,6 +626,36 @@ public final class Queue: @unchecked Sendable {
                 box.take()?()
             }
         }
+    }
+}
+
+/// dispatch_async_f's function for `Queue.justDispatch(_:)`: runs the work
+/// its context holds (retained by the dispatch), then releases it.
+private func runQueueWork(_ context: UnsafeMutableRawPointer?) {
+    guard let context else {
+        return
+    }
+    Unmanaged<_QueueWork>.fromOpaque(context).takeRetainedValue().runQueueWork()
+}
+
+/// Work that a queue runs without a closure (`Queue.justDispatch(_:)`): a
+/// subclass overrides both methods (`_DeliverOnQueueState`).
+@usableFromInline
+class _QueueWork: QueueDropObserver, @unchecked Sendable {
+    @usableFromInline
+    init() {
+    }
+
+    /// Runs on the queue.
+    @usableFromInline
+    func runQueueWork() {
+        // Invariant (the library's own): every subclass overrides this.
+        preconditionFailure("_QueueWork.runQueueWork is overridden by every subclass")
+    }
+
+    /// See `QueueDropObserver`.
+    @usableFromInline
+    func queueDroppedWork() {
     }
 }
 
