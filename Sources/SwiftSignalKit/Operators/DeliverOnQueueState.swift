@@ -55,14 +55,11 @@ final class _DeliverOnQueueState<T, E>: _QueueWork, @unchecked Sendable {
     init(queue: Queue, subscriber: Subscriber<T, E>) {
         self.queue = queue
         self.subscriber = subscriber
-        super.init()
-    }
-
-    /// The drain, as the queue runs it (`Queue.justDispatch(_:)`: no
-    /// closure, no block).
-    @inlinable
-    override func runQueueWork() {
-        self.drain()
+        // The drain, as the queue runs it (`Queue.justDispatch(_:)`: no
+        // closure, no block per dispatch).
+        super.init(run: { work in
+            unsafeDowncast(work, to: _DeliverOnQueueState<T, E>.self).drain()
+        })
     }
 
     @inlinable
