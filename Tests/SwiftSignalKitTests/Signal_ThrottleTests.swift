@@ -121,6 +121,38 @@ final class Signal_ThrottleTests: XCTestCase {
         XCTAssertEqual(pipe.subscriberCount, 0, file: file, line: line)
     }
 
+    /// A subscription abandoned once its countdown has emitted (its pipe and
+    /// its disposable released, never disposed, never terminated) is freed
+    /// with them: an idle subscription holds no timer. One that kept its
+    /// timer for life kept itself, its subscriber and, through the timer,
+    /// its queue (the C abandonment soak's leak).
+    private func checkAbandonedIdleSubscriptionIsReleased(_ limiter: Limiter, file: StaticString = #filePath, line: UInt = #line) throws {
+        weak var released: Queue?
+        let delivered = Counter()
+        try {
+            let queue = Queue.virtualTime()
+            released = queue
+            let pipe = ValuePipe<Int>()
+            let disposable = (pipe.signal() |> limiter(0.05, queue: queue)).start(next: { _ in
+                delivered.increment()
+            })
+            pipe.putNext(1)
+            try queue.run()
+            withExtendedLifetime(disposable) {
+            }
+        }()
+        XCTAssertEqual(delivered.count, 1, file: file, line: line)
+        XCTAssertNil(released, "the abandoned subscription was released with its queue", file: file, line: line)
+    }
+
+    func testDebounceAbandonedIdleSubscriptionIsReleased() throws {
+        try self.checkAbandonedIdleSubscriptionIsReleased(.debounce)
+    }
+
+    func testThrottleAbandonedIdleSubscriptionIsReleased() throws {
+        try self.checkAbandonedIdleSubscriptionIsReleased(.throttle)
+    }
+
     func testDebounceDisposeReleasesTheTimerAndItsQueue() throws {
         try self.checkDisposeReleasesTheTimerAndItsQueue(.debounce)
     }

@@ -35,26 +35,32 @@ public func throttle<T, E>(_ delay: Double, queue: Queue) -> (Signal<T, E>) -> S
 
 /// The body shared by `debounce` (every value moves the deadline) and
 /// `throttle` (only a value that finds no countdown running starts one):
-/// one timer per subscription, whose deadline moves (`_TimedGateState`), so
-/// each value is still emitted `delay` after the last one, as when the
-/// original restarts a timer per value.
+/// one timer per countdown, whose deadline the values during it move
+/// (`_TimedGateState`), so each value is still emitted `delay` after the
+/// last one, as when the original restarts a timer per value.
 @inlinable
 func _timedGate<T, E>(_ delay: Double, queue: Queue, restartOnEveryValue: Bool) -> (Signal<T, E>) -> Signal<T, E> {
     return { signal in
         return Signal<T, E> { subscriber in
             let state = _TimedGateState<T>(delay: delay, queue: queue, restartOnEveryValue: restartOnEveryValue)
-            state.attach(Timer(timeout: delay, repeat: false, completion: { timer in
-                switch state.fire() {
-                case let .emit(value):
-                    subscriber.putNext(value)
-                case let .wait(countdown):
-                    timer.start(countdown: countdown)
-                case .nothing:
-                    break
-                }
-            }, queue: queue))
             let upstream = signal.start(downstream: subscriber, next: { next in
-                state.put(next)?.start()
+                if !state.put(next) {
+                    return
+                }
+                // No countdown ran: this value starts one.
+                let timer = Timer(timeout: delay, repeat: false, completion: { timer in
+                    switch state.fire(timer) {
+                    case let .emit(value):
+                        subscriber.putNext(value)
+                    case let .wait(countdown):
+                        timer.start(countdown: countdown)
+                    case .nothing:
+                        break
+                    }
+                }, queue: queue)
+                if state.arm(timer) {
+                    timer.start()
+                }
             }, error: { error in
                 let (_, timer) = state.terminate(keepingPending: false)
                 timer?.invalidate()

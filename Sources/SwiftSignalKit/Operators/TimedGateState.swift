@@ -3,11 +3,20 @@ import Dispatch
 /// The pending value, the deadline and the timer of one `debounce` /
 /// `throttle` subscription (`_timedGate`).
 ///
-/// One `Timer` per subscription, armed only when no countdown runs: a value
-/// that arrives during a countdown replaces the pending one and, for
+/// One `Timer` per countdown, made by the value that finds none running: a
+/// value that arrives during a countdown replaces the pending one and, for
 /// `debounce`, moves the deadline, without touching the timer. A firing
-/// before the deadline (values came meanwhile) arms the timer again for the
-/// time left. So a burst costs no allocation and no timer call per value.
+/// before the deadline (values came meanwhile) arms the same timer again
+/// for the time left. So a burst costs no allocation and no timer call per
+/// value.
+///
+/// Ownership, as in the original (a timer per value): the state holds the
+/// timer only while its countdown runs, and the timer's completion holds
+/// the state and the subscriber; the emission (or the termination, or the
+/// queue's close, which drops the completion) ends that cycle. An idle
+/// subscription holds no timer, so one abandoned without a termination or a
+/// dispose is freed with its upstream. (A timer kept for the whole
+/// subscription kept every abandoned one alive: the abandonment soak.)
 ///
 /// The deadline is on the clock the queue's timers count on
 /// (`_TimerClock`). The clock is read before the lock is taken.
@@ -15,8 +24,8 @@ import Dispatch
 /// Thread-safety: every method may be called from any thread; nothing is
 /// released and no user code runs with the lock held (values and timers are
 /// handed back to the caller). The timer is armed by at most one caller at a
-/// time: a put that finds it idle, or its own firing that finds the deadline
-/// moved (`armed` stays set in between).
+/// time: the caller of a put that found none running (`arm`), or its own
+/// firing that finds the deadline moved (`armed` stays set in between).
 @usableFromInline
 final class _TimedGateState<T>: @unchecked Sendable {
     /// What a firing of the timer does.
@@ -38,11 +47,11 @@ final class _TimedGateState<T>: @unchecked Sendable {
     @usableFromInline let clock: _TimerClock
     // Guarded by `mutex`.
     @exclusivity(unchecked) @usableFromInline var pending: T?
-    // The timer; nil once terminated (which breaks the cycle through its
-    // completion, that holds this state).
+    // The timer of the countdown running; nil when none runs and once
+    // terminated.
     @exclusivity(unchecked) @usableFromInline var timer: Timer?
     // Whether a countdown runs (or is about to be started by the caller of
-    // `put`, or by the firing that found the deadline moved).
+    // `put` and `arm`, or by the firing that found the deadline moved).
     @exclusivity(unchecked) @usableFromInline var armed = false
     // When the pending value is due (debounce), on the queue's timer clock.
     @exclusivity(unchecked) @usableFromInline var deadline: Int64 = 0
@@ -55,22 +64,28 @@ final class _TimedGateState<T>: @unchecked Sendable {
         self.clock = _TimerClock(queue)
     }
 
-    /// Gives the state its timer, before the upstream starts.
+    /// Keeps `timer` as the countdown's, which the caller then starts; false
+    /// (do not start it) once terminated.
     @inlinable
-    func attach(_ timer: Timer) {
+    func arm(_ timer: Timer) -> Bool {
         self.mutex.lock()
-        self.timer = timer
+        let keep = !self.terminated
+        if keep {
+            self.timer = timer
+        }
         self.mutex.unlock()
+        return keep
     }
 
     /// Stores `value` as the pending one (and, for debounce, moves the
-    /// deadline to `delay` from now). Returns the timer to start when no
-    /// countdown was running; nil otherwise, and once terminated.
+    /// deadline to `delay` from now). Returns true when no countdown was
+    /// running: the caller makes a timer and gives it to `arm`. False
+    /// otherwise, and once terminated.
     @inlinable
-    func put(_ value: T) -> Timer? {
+    func put(_ value: T) -> Bool {
         let now = self.restartOnEveryValue ? self.clock.now() : 0
         var previous: T?
-        var start: Timer?
+        var start = false
         self.mutex.lock()
         if !self.terminated {
             previous = self.pending
@@ -83,7 +98,7 @@ final class _TimedGateState<T>: @unchecked Sendable {
             }
             if !self.armed {
                 self.armed = true
-                start = self.timer
+                start = true
             }
         }
         self.mutex.unlock()
@@ -92,13 +107,13 @@ final class _TimedGateState<T>: @unchecked Sendable {
         return start
     }
 
-    /// Called when the timer fires, on the queue: the pending value to emit
+    /// Called when `timer` fires, on the queue: the pending value to emit
     /// when the deadline has come, or the time left to count down.
     @inlinable
-    func fire() -> Firing {
+    func fire(_ timer: Timer) -> Firing {
         let now = self.restartOnEveryValue ? self.clock.now() : 0
         self.mutex.lock()
-        if self.terminated || !self.armed {
+        if self.terminated || !self.armed || self.timer !== timer {
             self.mutex.unlock()
             return .nothing
         }
@@ -111,6 +126,9 @@ final class _TimedGateState<T>: @unchecked Sendable {
         let value = self.pending
         self.pending = nil
         self.armed = false
+        // Released by the caller's return: the timer holds itself while it
+        // fires.
+        self.timer = nil
         self.mutex.unlock()
         guard let value else {
             return .nothing
