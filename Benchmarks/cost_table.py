@@ -43,8 +43,8 @@ SHARED = {"share", "replay"}
 NO_TARGET = {
     "bare": "the base: a pipe's delivery to a plain subscriber",
     "delay": "a timer on the queue (here the subscription is delayed; the values pass)",
-    "debounce": "one timer per subscription, armed when idle; a value during a countdown moves its deadline",
-    "throttle": "one timer per subscription, armed per window",
+    "debounce": "a timer per countdown; a value during one moves its deadline",
+    "throttle": "a timer per window",
     "buffer_time": "a timer per window",
     "sample_period": "a periodic timer",
     "deliver_on": "a hop to the queue per value",
