@@ -43,11 +43,12 @@ SHARED = {"share", "replay"}
 NO_TARGET = {
     "bare": "the base: a pipe's delivery to a plain subscriber",
     "delay": "a timer on the queue (here the subscription is delayed; the values pass)",
-    "debounce": "a timer per value (the virtual-time queue's scheduling and cancelling counted: 10 allocations)",
+    "debounce": "a timer per countdown; a value during one moves its deadline",
     "throttle": "a timer per window",
     "buffer_time": "a timer per window",
     "sample_period": "a periodic timer",
     "deliver_on": "a hop to the queue per value",
+    "deliver_on_each": "a dispatch per value, the virtual-time queue's advance after each put counted",
     "deliver_on_bounded": "a hop to the queue per value",
     "merge_map_bounded": "an inner signal and subscription per value (merge_map's; the ring of waiting values stays "
                          "empty here)",
@@ -97,6 +98,7 @@ REASONS = {
     ("last", "c"): C_VALUE_KEPT,
     ("sample", "c"): C_VALUE_KEPT,
     ("sample_period", "c"): C_VALUE_KEPT,
+    ("throttle", "c"): C_VALUE_KEPT,
     ("deliver_on", "c"): "the queued event holds an sk_value (three words and an object reference, Swift's an "
                          "Int): its copies into and out of the queue, the event's outlined copy and destroy, the "
                          "reference's retains and releases (~170 per value)",

@@ -1219,8 +1219,9 @@ static void dropped(void *ctx, const sk_value *value, uint64_t count) {
 }
 
 /* The rows that are no operator of the list: the bare pipe (the base every
- * row includes) and buffer_count of 100. */
-static const char *const COST_BY_HAND[] = {"bare", "buffer_count_100"};
+ * row includes), buffer_count of 100 and deliver_on with a dispatch per
+ * value (cost_advance_each_put). */
+static const char *const COST_BY_HAND[] = {"bare", "buffer_count_100", "deliver_on_each"};
 enum { COST_BY_HAND_COUNT = sizeof COST_BY_HAND / sizeof COST_BY_HAND[0] };
 
 /* The resources of one row's run. */
@@ -1276,11 +1277,13 @@ static void cost_build(const sk_test_operator *op, const char *row, sk_signal *s
     CHECK(op->call(out, &a));
 }
 
-static void cost_build_by_hand(const char *row, sk_signal *source, sk_signal **out) {
+static void cost_build_by_hand(const char *row, sk_signal *source, cost_run *run, sk_signal **out) {
     if (strcmp(row, "bare") == 0) {
         *out = sk_signal_retain(source);
     } else if (strcmp(row, "buffer_count_100") == 0) {
         CHECK(sk_signal_buffer_count(out, source, 100));
+    } else if (strcmp(row, "deliver_on_each") == 0) {
+        CHECK(sk_signal_deliver_on(out, source, cost_queue(run)));
     } else {
         fprintf(stderr, "bench_capi: no row %s\n", row);
         exit(1);
@@ -1303,7 +1306,7 @@ static cost_sink cost_row(const sk_test_operator *op, const char *row, int64_t p
     if (op != NULL) {
         cost_build(op, row, source, &run, &made);
     } else {
-        cost_build_by_hand(row, source, &made);
+        cost_build_by_hand(row, source, &run, &made);
     }
     if (signals) {
         sk_value one;
@@ -1321,6 +1324,9 @@ static cost_sink cost_row(const sk_test_operator *op, const char *row, int64_t p
             sk_value_set_int64(&value, i);
         }
         CHECK(sk_pipe_put(pipe, &value));
+        if (cost_advance_each_put(row)) {
+            CHECK(sk_queue_virtual_advance_by(run.queue, COST_ADVANCE, NULL));
+        }
     }
     if (run.queue != NULL) {
         CHECK(sk_queue_virtual_advance_by(run.queue, COST_ADVANCE, NULL));

@@ -282,10 +282,12 @@ struct cost_operator {
 #include "cost_operators.hpp"
 
 /* The rows that are no operator: the bare pipe (the base every row
- * includes) and buffer_count of 100. */
+ * includes), buffer_count of 100 and deliver_on with a dispatch per value
+ * (cost_advance_each_put). */
 static const cost_operator cost_by_hand[] = {
     {"bare", false, [](const cost_args &a) { return a.s; }},
     {"buffer_count_100", false, [](const cost_args &a) { return a.s.buffer_count(100); }},
+    {"deliver_on_each", false, [](const cost_args &a) { return a.s.deliver_on(a.queue()); }},
 };
 
 /* One row: build, start, `puts` puts, dispose; the values delivered. */
@@ -305,6 +307,9 @@ static int64_t cost_row(const cost_operator &op, int64_t puts) {
             pipe.put(one_signal);
         } else {
             pipe.put(i);
+        }
+        if (cost_advance_each_put(op.row)) {
+            a.used_queue.advance_by(COST_ADVANCE);
         }
     }
     if (a.has_queue) {

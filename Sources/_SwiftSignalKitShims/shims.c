@@ -291,11 +291,19 @@ extern void dispatch_queue_set_specific(void *queue, const void *key, void *cont
 /* The key of the tokens: its address, never its contents. */
 static const char sks_queue_token_key;
 
-void _sks_dispatch_mark_current_queue(uintptr_t token) {
+void *_sks_dispatch_mark_current_queue(uintptr_t token) {
+    void *queue = dispatch_get_current_queue();
     /* No destructor: libdispatch runs a specific's destructor on its default
      * concurrent pool when the queue goes, and that pool's first worker needs
      * the event loop's descriptors and a thread. */
-    dispatch_queue_set_specific(dispatch_get_current_queue(), &sks_queue_token_key, (void *)token, NULL);
+    dispatch_queue_set_specific(queue, &sks_queue_token_key, (void *)token, NULL);
+    return queue;
+}
+
+extern void dispatch_async_f(void *queue, void *context, void (*work)(void *));
+
+void _sks_dispatch_async_f(void *queue, void *context, void (*work)(void *)) {
+    dispatch_async_f(queue, context, work);
 }
 
 /* The main queue (what dispatch_get_main_queue() names in C). */

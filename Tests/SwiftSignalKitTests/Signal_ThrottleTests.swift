@@ -98,7 +98,90 @@ final class Signal_ThrottleTests: XCTestCase {
         XCTAssertEqual(delivered.count, 0, file: file, line: line)
     }
 
+    /// Disposing with a countdown running leaves nothing behind: the
+    /// subscription's timer (which holds the queue) and its state (which the
+    /// timer's completion holds) are released, so the queue goes once the
+    /// test lets go of it. A cycle between the state and its timer kept the
+    /// queue alive.
+    private func checkDisposeReleasesTheTimerAndItsQueue(_ limiter: Limiter, file: StaticString = #filePath, line: UInt = #line) throws {
+        let pipe = TestPipe<Int, NoError>()
+        weak var released: Queue?
+        try {
+            let queue = Queue.virtualTime()
+            released = queue
+            let disposable = (pipe.signal() |> limiter(0.05, queue: queue)).start()
+            pipe.putNext(1)
+            try queue.advance(by: 0.01)
+            pipe.putNext(2)
+            XCTAssertEqual(queue.pendingVirtualWork, 1, "one countdown", file: file, line: line)
+            disposable.dispose()
+            XCTAssertEqual(queue.pendingVirtualWork, 0, file: file, line: line)
+        }()
+        XCTAssertNil(released, "the queue was released with the timer", file: file, line: line)
+        XCTAssertEqual(pipe.subscriberCount, 0, file: file, line: line)
+    }
+
+    /// A subscription abandoned once its countdown has emitted (its pipe and
+    /// its disposable released, never disposed, never terminated) is freed
+    /// with them: an idle subscription holds no timer. One that kept its
+    /// timer for life kept itself, its subscriber and, through the timer,
+    /// its queue (the C abandonment soak's leak).
+    private func checkAbandonedIdleSubscriptionIsReleased(_ limiter: Limiter, file: StaticString = #filePath, line: UInt = #line) throws {
+        weak var released: Queue?
+        let delivered = Counter()
+        try {
+            let queue = Queue.virtualTime()
+            released = queue
+            let pipe = ValuePipe<Int>()
+            let disposable = (pipe.signal() |> limiter(0.05, queue: queue)).start(next: { _ in
+                delivered.increment()
+            })
+            pipe.putNext(1)
+            try queue.run()
+            withExtendedLifetime(disposable) {
+            }
+        }()
+        XCTAssertEqual(delivered.count, 1, file: file, line: line)
+        XCTAssertNil(released, "the abandoned subscription was released with its queue", file: file, line: line)
+    }
+
+    func testDebounceAbandonedIdleSubscriptionIsReleased() throws {
+        try self.checkAbandonedIdleSubscriptionIsReleased(.debounce)
+    }
+
+    func testThrottleAbandonedIdleSubscriptionIsReleased() throws {
+        try self.checkAbandonedIdleSubscriptionIsReleased(.throttle)
+    }
+
+    func testDebounceDisposeReleasesTheTimerAndItsQueue() throws {
+        try self.checkDisposeReleasesTheTimerAndItsQueue(.debounce)
+    }
+
+    func testThrottleDisposeReleasesTheTimerAndItsQueue() throws {
+        try self.checkDisposeReleasesTheTimerAndItsQueue(.throttle)
+    }
+
     // MARK: debounce
+
+    /// Values during a countdown move its deadline without a timer of
+    /// their own: the countdown's firing before the deadline arms it again
+    /// for the time left, and the last value comes out `delay` after it,
+    /// to the nanosecond.
+    func testDebounceFiringBeforeTheDeadlineWaitsForTheTimeLeft() throws {
+        let (queue, pipe, recorder, disposable) = startLimited(.debounce, 0.02, errors: NoError.self)
+        pipe.putNext(1)
+        try queue.advance(by: 0.015)
+        pipe.putNext(2)
+        XCTAssertEqual(queue.pendingVirtualWork, 1)
+        // The first countdown ends at 20 ms: 2 is due at 35 ms.
+        try queue.advance(by: 0.0199)
+        XCTAssertEqual(recorder.recorded, [])
+        XCTAssertEqual(queue.pendingVirtualWork, 1, "armed again, for the time left")
+        try queue.advance(by: 0.0001)
+        XCTAssertEqual(recorder.recordedAt, ["2@35"])
+        XCTAssertEqual(queue.pendingVirtualWork, 0)
+        disposable.dispose()
+    }
 
     func testDebounceEmitsOnlyTheLatestOfABurstAfterItsDelay() throws {
         let (queue, pipe, recorder, disposable) = startLimited(.debounce, 0.05, errors: NoError.self)

@@ -98,7 +98,8 @@ func singleOf<V>(_ value: V) -> Signal<Int, NoError> {
     .single(1)
 }
 
-/// The rows that are no operator (bare, buffer_count_100), and those whose
+/// The rows that are no operator (bare, buffer_count_100, deliver_on_each:
+/// deliver_on with a dispatch per value), and those whose
 /// Swift call is not their shape's (tools/api/operators.py,
 /// COST_SWIFT_BY_HAND, says why each).
 let rowsByHand: [CostRow] = [
@@ -108,6 +109,7 @@ let rowsByHand: [CostRow] = [
     CostRow("zip", signals: false) { a in a.start(zip(a.source, a.source)) },
     CostRow("last", signals: false) { a in a.start(last(signal: a.source)) },
     CostRow("reduce_left", signals: false) { a in a.start(a.source |> reduceLeft(value: 0, f: a.fold)) },
+    CostRow("deliver_on_each", signals: false) { a in a.start(a.source |> deliverOn(a.queue)) },
 ]
 
 /// One row: build, start, `puts` puts, dispose; the values delivered.
@@ -132,8 +134,12 @@ func run(_ costRow: CostRow, puts: Int) -> Int {
             a.signalPipe.putNext(one)
         }
     } else {
+        let each = cost_advance_each_put(row) ? a.usedQueue : nil
         for i in 0 ..< puts {
             a.pipe.putNext(i)
+            if let queue = each {
+                advance(queue)
+            }
         }
     }
     if let queue = a.usedQueue {

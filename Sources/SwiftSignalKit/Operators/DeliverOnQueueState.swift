@@ -31,7 +31,7 @@
 /// Thread-safety: `put` may be called from any thread; the mutex guards only
 /// the buffer and the scheduled flag, never a delivery or a release.
 @usableFromInline
-final class _DeliverOnQueueState<T, E>: QueueDropObserver, @unchecked Sendable {
+final class _DeliverOnQueueState<T, E>: _QueueWork, @unchecked Sendable {
     @usableFromInline
     enum Event {
         case next(T)
@@ -55,6 +55,11 @@ final class _DeliverOnQueueState<T, E>: QueueDropObserver, @unchecked Sendable {
     init(queue: Queue, subscriber: Subscriber<T, E>) {
         self.queue = queue
         self.subscriber = subscriber
+        // The drain, as the queue runs it (`Queue.justDispatch(_:)`: no
+        // closure, no block per dispatch).
+        super.init(run: { work in
+            unsafeDowncast(work, to: _DeliverOnQueueState<T, E>.self).drain()
+        })
     }
 
     @inlinable
@@ -69,9 +74,7 @@ final class _DeliverOnQueueState<T, E>: QueueDropObserver, @unchecked Sendable {
         self.scheduled = true
         self.mutex.unlock()
         if schedule {
-            self.queue.justDispatch({
-                self.drain()
-            }, ifDropped: self)
+            self.queue.justDispatch(self)
         }
     }
 
@@ -79,7 +82,7 @@ final class _DeliverOnQueueState<T, E>: QueueDropObserver, @unchecked Sendable {
     /// events waiting are released here, outside the mutex, and the next
     /// event schedules a drain again (which a closed queue drops at once).
     @usableFromInline
-    func queueDroppedWork() {
+    override func queueDroppedWork() {
         self.mutex.lock()
         let dropped = self.pending
         self.pending = []
@@ -125,9 +128,7 @@ final class _DeliverOnQueueState<T, E>: QueueDropObserver, @unchecked Sendable {
                 // wait for a drain of their own (dropped, if the queue has
                 // closed, through `queueDroppedWork`).
                 self.mutex.unlock()
-                self.queue.justDispatch({
-                    self.drain()
-                }, ifDropped: self)
+                self.queue.justDispatch(self)
                 return
             }
             swap(&batch, &self.pending)

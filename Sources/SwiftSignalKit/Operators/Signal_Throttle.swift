@@ -10,8 +10,9 @@
 /// cancels the countdown and drops the pending value.
 ///
 /// From the Objective-C twin's time-based throttling; not in the Swift original.
+@inlinable
 public func debounce<T, E>(_ delay: Double, queue: Queue) -> (Signal<T, E>) -> Signal<T, E> {
-    return timedGate(delay, queue: queue, restartOnEveryValue: true)
+    return _timedGate(delay, queue: queue, restartOnEveryValue: true)
 }
 
 /// Emits at most one value per `delay` seconds, on the trailing edge: a value
@@ -27,27 +28,39 @@ public func debounce<T, E>(_ delay: Double, queue: Queue) -> (Signal<T, E>) -> S
 /// cancels the window and drops the pending value.
 ///
 /// From the Objective-C twin's time-based throttling; not in the Swift original.
+@inlinable
 public func throttle<T, E>(_ delay: Double, queue: Queue) -> (Signal<T, E>) -> Signal<T, E> {
-    return timedGate(delay, queue: queue, restartOnEveryValue: false)
+    return _timedGate(delay, queue: queue, restartOnEveryValue: false)
 }
 
-/// The body shared by `debounce` (every value restarts the timer) and
-/// `throttle` (only a value that finds no timer running starts one).
-private func timedGate<T, E>(_ delay: Double, queue: Queue, restartOnEveryValue: Bool) -> (Signal<T, E>) -> Signal<T, E> {
+/// The body shared by `debounce` (every value moves the deadline) and
+/// `throttle` (only a value that finds no countdown running starts one):
+/// one timer per countdown, whose deadline the values during it move
+/// (`_TimedGateState`), so each value is still emitted `delay` after the
+/// last one, as when the original restarts a timer per value.
+@inlinable
+func _timedGate<T, E>(_ delay: Double, queue: Queue, restartOnEveryValue: Bool) -> (Signal<T, E>) -> Signal<T, E> {
     return { signal in
         return Signal<T, E> { subscriber in
-            let state = TimedGateState<T>()
+            let state = _TimedGateState<T>(delay: delay, queue: queue, restartOnEveryValue: restartOnEveryValue)
             let upstream = signal.start(downstream: subscriber, next: { next in
-                let makeTimer = {
-                    return Timer(timeout: delay, repeat: false, completion: { timer in
-                        if let value = state.fire(timer) {
-                            subscriber.putNext(value)
-                        }
-                    }, queue: queue)
+                if !state.put(next) {
+                    return
                 }
-                let (started, replaced) = state.put(next, restartTimer: restartOnEveryValue, makeTimer: makeTimer)
-                replaced?.invalidate()
-                started?.start()
+                // No countdown ran: this value starts one.
+                let timer = Timer(timeout: delay, repeat: false, completion: { timer in
+                    switch state.fire(timer) {
+                    case let .emit(value):
+                        subscriber.putNext(value)
+                    case let .wait(countdown):
+                        timer.start(countdown: countdown)
+                    case .nothing:
+                        break
+                    }
+                }, queue: queue)
+                if state.arm(timer) {
+                    timer.start()
+                }
             }, error: { error in
                 let (_, timer) = state.terminate(keepingPending: false)
                 timer?.invalidate()
@@ -70,73 +83,5 @@ private func timedGate<T, E>(_ delay: Double, queue: Queue, restartOnEveryValue:
                 upstream.dispose()
             }
         }
-    }
-}
-
-/// The pending value and running timer of one `debounce` / `throttle`
-/// subscription.
-///
-/// Thread-safety: every method may be called from any thread; nothing is
-/// released and no user code runs with the lock held (values and timers are
-/// handed back to the caller).
-private final class TimedGateState<T>: @unchecked Sendable {
-    private let mutex = _Mutex()
-    private var pending: T?
-    // The timer whose firing emits `pending`; any other timer firing is stale.
-    private var timer: Timer?
-    private var terminated = false
-
-    /// Stores `value` as the pending one. Returns the timer to start (a new
-    /// one when `restartTimer` or when none is running) and the timer it
-    /// replaced (to invalidate). Both nil once terminated.
-    func put(_ value: T, restartTimer: Bool, makeTimer: () -> Timer) -> (started: Timer?, replaced: Timer?) {
-        var previous: T?
-        var started: Timer?
-        var replaced: Timer?
-        self.mutex.lock()
-        if !self.terminated {
-            previous = self.pending
-            self.pending = value
-            if restartTimer || self.timer == nil {
-                replaced = self.timer
-                started = makeTimer()
-                self.timer = started
-            }
-        }
-        self.mutex.unlock()
-        withExtendedLifetime(previous) {
-        }
-        return (started, replaced)
-    }
-
-    /// Called when `timer` fires: returns the pending value to emit, unless the
-    /// timer is stale or nothing is pending.
-    func fire(_ timer: Timer) -> T? {
-        var value: T?
-        var finished: Timer?
-        self.mutex.lock()
-        if self.timer === timer {
-            value = self.pending
-            self.pending = nil
-            finished = self.timer
-            self.timer = nil
-        }
-        self.mutex.unlock()
-        withExtendedLifetime(finished) {
-        }
-        return value
-    }
-
-    /// Marks the state terminated and hands back the timer to invalidate and
-    /// the pending value (dropped by the caller unless `keepingPending`).
-    func terminate(keepingPending: Bool) -> (pending: T?, timer: Timer?) {
-        self.mutex.lock()
-        self.terminated = true
-        let pending = self.pending
-        let timer = self.timer
-        self.pending = nil
-        self.timer = nil
-        self.mutex.unlock()
-        return (keepingPending ? pending : nil, timer)
     }
 }

@@ -62,7 +62,7 @@ final class HostQueueExecutor: QueueExecutor, @unchecked Sendable {
     // takes them one at a time (each slot it took holds an empty closure), so that
     // a close finds every task not run yet, and trims the taken slots when
     // it ends.
-    private var tasks: [() -> Void] = []
+    private var tasks: [QueueTask] = []
     private var head = 0
     private var draining = false
     // Guarded by `mutex`; -1 once closed.
@@ -109,18 +109,29 @@ final class HostQueueExecutor: QueueExecutor, @unchecked Sendable {
             _sks_event_close(descriptor)
         }
         // The tasks (and what they hold) are released here, outside the lock,
-        // then what waits for a time to come (`after` work, timers).
+        // their observers told, then what waits for a time to come (`after`
+        // work, timers) is dropped.
+        QueueTask.tellDropped(dropped)
         withExtendedLifetime(dropped) {
         }
         self.dropRegisteredForClose()
     }
 
     override func enqueue(_ task: @escaping () -> Void) {
+        self.enqueue(QueueTask(task))
+    }
+
+    override func enqueue(_ task: @escaping () -> Void, ifDropped dropped: any QueueDropObserver) {
+        self.enqueue(QueueTask(task, ifDropped: dropped))
+    }
+
+    private func enqueue(_ task: QueueTask) {
         self.mutex.lock()
         if self.descriptor < 0 {
             // Closed: nobody can drain it any more. `task` is released by the
-            // caller's scope, outside the lock.
+            // caller's scope, outside the lock; its observer is told here.
             self.mutex.unlock()
+            task.dropObserver?.queueDroppedWork()
             return
         }
         let wasEmpty = self.head == self.tasks.count
@@ -154,7 +165,7 @@ final class HostQueueExecutor: QueueExecutor, @unchecked Sendable {
             _sks_set_current_host_queue(Unmanaged.passUnretained(self).toOpaque())
             var ran = 0
             while ran < limit, let task = self.takeNext() {
-                task()
+                task.run()
                 ran += 1
             }
             _sks_set_current_host_queue(previous)
@@ -176,7 +187,7 @@ final class HostQueueExecutor: QueueExecutor, @unchecked Sendable {
 
     /// The next pending task, taken out of the queue; nil once the queue is
     /// closed (its tasks went with the close) or empty.
-    private func takeNext() -> (() -> Void)? {
+    private func takeNext() -> QueueTask? {
         self.mutex.lock()
         defer { self.mutex.unlock() }
         if self.descriptor < 0 || self.head == self.tasks.count {
@@ -184,8 +195,8 @@ final class HostQueueExecutor: QueueExecutor, @unchecked Sendable {
         }
         let task = self.tasks[self.head]
         // An empty closure (no context, nothing allocated) in its slot.
-        self.tasks[self.head] = {
-        }
+        self.tasks[self.head] = QueueTask({
+        })
         self.head += 1
         return task
     }

@@ -86,6 +86,10 @@ public final class Queue: @unchecked Sendable {
     /// descriptors (at the descriptor limit the process died of SIGILL when
     /// a serial queue was released) and starts a thread.
     private let token: UInt
+    /// libdispatch's C handle of a queue made by `init(name:qos:)`
+    /// (borrowed: `nativeQueue` keeps it), for `justDispatch(_:)`'s
+    /// dispatch_async_f; nil for the others.
+    private let cQueue: UnsafeMutableRawPointer?
     /// The next token (never 0; 64 bits do not run out).
     private static let nextToken = Synchronization.Atomic<UInt>(1)
     private let specialIsMainQueue: Bool
@@ -151,6 +155,7 @@ public final class Queue: @unchecked Sendable {
         self.specialIsMainQueue = specialIsMainQueue
         self.executor = nil
         self.token = 0
+        self.cQueue = nil
         if specialIsMainQueue {
             // A `Queue(queue: DispatchQueue.main)` made before this first use
             // of `mainQueue()` marked the main dispatch queue already.
@@ -176,12 +181,14 @@ public final class Queue: @unchecked Sendable {
         self.specialIsMainQueue = false
         self.executor = nil
         self.token = 0
+        self.cQueue = nil
         self.specific = queueSpecific(of: queue)
     }
 
     /// Creates a new serial queue.
     public init(name: String? = nil, qos: DispatchQoS = .default) {
-        self.nativeQueue = DispatchQueue(label: name ?? "SwiftSignalKit.Queue", qos: qos)
+        let nativeQueue = DispatchQueue(label: name ?? "SwiftSignalKit.Queue", qos: qos)
+        self.nativeQueue = nativeQueue
         self.specialIsMainQueue = false
         self.executor = nil
         self.specific = nil
@@ -189,8 +196,9 @@ public final class Queue: @unchecked Sendable {
         self.token = token
         // The C entry point needs the C queue, which the overlay does not
         // expose: it marks the queue whose sync runs (a new queue is idle, so
-        // the sync runs here, on this thread, starting no thread).
-        self.nativeQueue.sync {
+        // the sync runs here, on this thread, starting no thread), and hands
+        // it back.
+        self.cQueue = nativeQueue.sync {
             _sks_dispatch_mark_current_queue(token)
         }
     }
@@ -201,6 +209,7 @@ public final class Queue: @unchecked Sendable {
         self.specialIsMainQueue = false
         self.specific = nil
         self.token = 0
+        self.cQueue = nil
         self.executor = host
     }
 
@@ -212,6 +221,7 @@ public final class Queue: @unchecked Sendable {
         self.specialIsMainQueue = false
         self.specific = nil
         self.token = 0
+        self.cQueue = nil
         self.executor = boundedConcurrent
     }
 
@@ -222,6 +232,7 @@ public final class Queue: @unchecked Sendable {
         self.specialIsMainQueue = false
         self.specific = nil
         self.token = 0
+        self.cQueue = nil
         self.executor = virtualTime
     }
 
@@ -522,14 +533,35 @@ public final class Queue: @unchecked Sendable {
         }
     }
 
-    /// `justDispatch(_:ifDropped:)` on a host-drained or virtual-time queue:
-    /// the task holds a ticket whose release without a run reports the drop.
+    /// Enqueues `work.runQueueWork()`, even when already on the queue, for
+    /// work that keeps something waiting for it (a `deliverOn` drain): as
+    /// `justDispatch(_:ifDropped:)` with `work` as the observer of a drop,
+    /// without allocating. On a queue of `init(name:qos:)` it is a
+    /// dispatch_async_f with `work` (retained until it runs) as the context;
+    /// on a host-drained or virtual-time queue the executor keeps `work`
+    /// beside the task.
+    @usableFromInline
+    func justDispatch(_ work: _QueueWork) {
+        if let executor = self.executor {
+            Queue.enqueue({
+                work.runQueueWork()
+            }, on: executor, ifDropped: work)
+            return
+        }
+        if let cQueue = self.cQueue {
+            _sks_dispatch_async_f(cQueue, Unmanaged.passRetained(work).toOpaque(), runQueueWork)
+            return
+        }
+        self.nativeQueue.async {
+            work.runQueueWork()
+        }
+    }
+
+    /// `justDispatch(_:ifDropped:)` on a host-drained or virtual-time queue
+    /// (`QueueExecutor.enqueue(_:ifDropped:)`). Out of line, as `enqueue`.
     @inline(never)
     private static func enqueue(_ f: @escaping () -> Void, on executor: QueueExecutor, ifDropped dropped: any QueueDropObserver) {
-        let ticket = QueueDropTicket(dropped)
-        executor.enqueue {
-            ticket.run(f)
-        }
+        executor.enqueue(f, ifDropped: dropped)
     }
 
     /// Enqueues `f` with the given quality of service, even when already on the queue.
@@ -597,6 +629,45 @@ public final class Queue: @unchecked Sendable {
     }
 }
 
+/// dispatch_async_f's function for `Queue.justDispatch(_:)`: runs the work
+/// its context holds (retained by the dispatch), then releases it.
+private func runQueueWork(_ context: UnsafeMutableRawPointer?) {
+    guard let context else {
+        return
+    }
+    Unmanaged<_QueueWork>.fromOpaque(context).takeRetainedValue().runQueueWork()
+}
+
+/// Work that a queue runs without a closure per dispatch
+/// (`Queue.justDispatch(_:)`; `_DeliverOnQueueState`).
+///
+/// `run` is given at the start and called with the work itself: a subclass
+/// of a generic type passes a closure made where its type arguments are
+/// known, so that the queue reaches its specialized code (an overridden
+/// method of a generic class is reached through the vtable's unspecialized
+/// entry, whose metadata look-ups cost more than the dispatch). The closure
+/// captures nothing, so it holds no reference and allocates nothing.
+@usableFromInline
+class _QueueWork: QueueDropObserver, @unchecked Sendable {
+    @usableFromInline let run: (_QueueWork) -> Void
+
+    @usableFromInline
+    init(run: @escaping (_QueueWork) -> Void) {
+        self.run = run
+    }
+
+    /// Runs on the queue.
+    @inlinable
+    final func runQueueWork() {
+        self.run(self)
+    }
+
+    /// See `QueueDropObserver`; a subclass overrides it.
+    @usableFromInline
+    func queueDroppedWork() {
+    }
+}
+
 /// Told when a host-drained or virtual-time queue drops, without running it,
 /// work given to `Queue.justDispatch(_:ifDropped:)`.
 @usableFromInline
@@ -604,26 +675,6 @@ protocol QueueDropObserver: AnyObject {
     /// Called once per dropped task, on the dropping thread, with no lock of
     /// the library held.
     func queueDroppedWork()
-}
-
-/// Held by one task of `Queue.justDispatch(_:ifDropped:)`: released without
-/// having run, it tells its observer. The release follows the run (or the
-/// drop) on the thread that releases the task; nothing else touches it.
-private final class QueueDropTicket {
-    private var observer: (any QueueDropObserver)?
-
-    init(_ observer: any QueueDropObserver) {
-        self.observer = observer
-    }
-
-    func run(_ f: () -> Void) {
-        self.observer = nil
-        f()
-    }
-
-    deinit {
-        self.observer?.queueDroppedWork()
-    }
 }
 
 /// Runs `body` with a record, on the calling thread, of the queue whose work

@@ -82,6 +82,20 @@ class QueueExecutor: @unchecked Sendable {
         preconditionFailure("QueueExecutor.enqueue is overridden by every executor")
     }
 
+    /// Runs `task` later, as work of this executor; when the executor drops
+    /// it without running it (closed already, or closing before it runs),
+    /// `dropped.queueDroppedWork()` is called on the dropping thread (the
+    /// enqueuing or the closing one), with no lock of the library held.
+    /// Here: a ticket held by the task tells of the drop when it is released
+    /// without having run. The host-drained and virtual-time executors keep
+    /// the observer beside the task instead (no allocation beyond `task`'s).
+    func enqueue(_ task: @escaping () -> Void, ifDropped dropped: any QueueDropObserver) {
+        let ticket = QueueDropTicket(dropped)
+        self.enqueue {
+            ticket.run(task)
+        }
+    }
+
     /// Drops the pending work and every later task. Subclasses override it.
     func close() {
     }
@@ -209,5 +223,50 @@ extension TransferBox: QueueCloseDroppable {
     /// Takes the value out and releases it here.
     func dropForQueueClose() {
         _ = self.take()
+    }
+}
+
+/// One pending task of a host-drained or virtual-time executor, and whom to
+/// tell if it is dropped without running (`enqueue(_:ifDropped:)`). A struct
+/// rather than a bare closure in the executors' collections: a closure
+/// stored as a collection's element is kept at its most general
+/// representation, which costs a context allocation on the way in and
+/// another on the way out.
+struct QueueTask {
+    let run: () -> Void
+    let dropObserver: (any QueueDropObserver)?
+
+    init(_ run: @escaping () -> Void, ifDropped dropObserver: (any QueueDropObserver)? = nil) {
+        self.run = run
+        self.dropObserver = dropObserver
+    }
+
+    /// Tells the observers of `tasks` that they were dropped; call with no
+    /// lock held, after the tasks themselves were released or at once.
+    static func tellDropped<C: Sequence>(_ tasks: C) where C.Element == QueueTask {
+        for task in tasks {
+            task.dropObserver?.queueDroppedWork()
+        }
+    }
+}
+
+/// Held by one task of `QueueExecutor.enqueue(_:ifDropped:)`'s general
+/// path: released without having run, it tells its observer. The release
+/// follows the run (or the drop) on the thread that releases the task;
+/// nothing else touches it.
+private final class QueueDropTicket {
+    private var observer: (any QueueDropObserver)?
+
+    init(_ observer: any QueueDropObserver) {
+        self.observer = observer
+    }
+
+    func run(_ f: () -> Void) {
+        self.observer = nil
+        f()
+    }
+
+    deinit {
+        self.observer?.queueDroppedWork()
     }
 }

@@ -77,12 +77,22 @@ public final class Timer: @unchecked Sendable {
 
     /// Schedules the timer, replacing any countdown in progress.
     public func start() {
+        self.start(countdown: self.timeout)
+    }
+
+    /// Schedules a one-shot timer to fire `countdown` seconds from now
+    /// instead of its `timeout` (for this start only), replacing any
+    /// countdown in progress: how `debounce` moves one timer's deadline
+    /// instead of making a timer per value. Not for a repeating timer (its
+    /// periods are its `timeout`).
+    @usableFromInline
+    func start(countdown: Double) {
         if let executor = self.queue.closableExecutor {
             if !self.registerForClose(executor) {
                 return
             }
             if let virtualTime = executor as? VirtualTimeExecutor {
-                self.startVirtual(virtualTime)
+                self.startVirtual(virtualTime, countdown)
                 return
             }
         }
@@ -91,7 +101,7 @@ public final class Timer: @unchecked Sendable {
         // infinity) never fires, instead of trapping in the conversion; so
         // does NaN, as in `Queue.after` (`max(0.0, .nan)` is 0: it would fire
         // at once, and a repeating timer without pause).
-        let nanoseconds = self.timeout.isNaN ? Double.infinity : max(0.0, self.timeout) * 1_000_000_000.0
+        let nanoseconds = countdown.isNaN ? Double.infinity : max(0.0, countdown) * 1_000_000_000.0
         let interval: DispatchTimeInterval = nanoseconds < Double(Int.max) ? .nanoseconds(Int(nanoseconds)) : .never
         timer.schedule(deadline: DispatchTime.now() + interval, repeating: self.repeat ? interval : .never)
         self.mutex.lock()
@@ -219,7 +229,7 @@ public final class Timer: @unchecked Sendable {
     // not drift). A period rounds to at least one nanosecond, so a repeating
     // timer always moves the clock.
 
-    private func startVirtual(_ executor: VirtualTimeExecutor) {
+    private func startVirtual(_ executor: VirtualTimeExecutor, _ countdown: Double) {
         self.mutex.lock()
         if self.endedByClose {
             // The queue's close ended it since `registerForClose`.
@@ -238,11 +248,11 @@ public final class Timer: @unchecked Sendable {
         if let previousToken {
             executor.cancel(previousToken)
         }
-        self.scheduleVirtual(executor, generation)
+        self.scheduleVirtual(executor, generation, countdown)
     }
 
-    private func scheduleVirtual(_ executor: VirtualTimeExecutor, _ generation: Int) {
-        guard let period = VirtualTimeExecutor.nanoseconds(self.timeout) else {
+    private func scheduleVirtual(_ executor: VirtualTimeExecutor, _ generation: Int, _ countdown: Double) {
+        guard let period = VirtualTimeExecutor.nanoseconds(countdown) else {
             // Too long for the clock: never fires, as on a dispatch queue.
             return
         }
@@ -286,7 +296,7 @@ public final class Timer: @unchecked Sendable {
             let still = self.virtualArmed && self.generation == generation
             self.mutex.unlock()
             if still {
-                self.scheduleVirtual(executor, generation)
+                self.scheduleVirtual(executor, generation, self.timeout)
             }
         }
     }

@@ -72,15 +72,15 @@ final class VirtualTimeExecutor: QueueExecutor, @unchecked Sendable {
     }
 
     private let mutex = _Mutex()
-    // Guarded by `mutex`.
-    private var now: Int64 = 0
-    private var heap: [Key] = []
+    // Guarded by `mutex` (which is why the exclusivity checks are off).
+    @exclusivity(unchecked) private var now: Int64 = 0
+    @exclusivity(unchecked) private var heap: [Key] = []
     // The tasks not yet run nor cancelled, by sequence number; a key in
     // `heap` without a task here was cancelled.
-    private var tasks: [UInt64: () -> Void] = [:]
-    private var nextSequence: UInt64 = 0
-    private var advancing = false
-    private var closed = false
+    @exclusivity(unchecked) private var tasks: [UInt64: QueueTask] = [:]
+    @exclusivity(unchecked) private var nextSequence: UInt64 = 0
+    @exclusivity(unchecked) private var advancing = false
+    @exclusivity(unchecked) private var closed = false
 
     /// The clock, in nanoseconds since the queue was made.
     var nanoseconds: Int64 {
@@ -114,6 +114,15 @@ final class VirtualTimeExecutor: QueueExecutor, @unchecked Sendable {
         _ = self.schedule(afterNanoseconds: 0, task)
     }
 
+    override func enqueue(_ task: @escaping () -> Void, ifDropped dropped: any QueueDropObserver) {
+        self.mutex.lock()
+        let token = self.scheduleLocked(at: self.now, QueueTask(task, ifDropped: dropped))
+        if token == nil {
+            // Closed: `task` is released by this scope, outside the lock.
+            dropped.queueDroppedWork()
+        }
+    }
+
     override func close() {
         self.mutex.lock()
         self.closed = true
@@ -121,7 +130,9 @@ final class VirtualTimeExecutor: QueueExecutor, @unchecked Sendable {
         self.tasks = [:]
         self.heap = []
         self.mutex.unlock()
-        // Released here, outside the lock; then the timers' completions.
+        // Released here, outside the lock, their observers told; then the
+        // timers' completions.
+        QueueTask.tellDropped(dropped.values)
         withExtendedLifetime(dropped) {
         }
         self.dropRegisteredForClose()
@@ -138,7 +149,7 @@ final class VirtualTimeExecutor: QueueExecutor, @unchecked Sendable {
             self.mutex.unlock()
             return nil
         }
-        return self.scheduleLocked(at: deadline, task)
+        return self.scheduleLocked(at: deadline, QueueTask(task))
     }
 
     /// Schedules `task` at the clock's time `deadline` in nanoseconds (at the
@@ -149,11 +160,11 @@ final class VirtualTimeExecutor: QueueExecutor, @unchecked Sendable {
     @discardableResult
     func schedule(atNanoseconds deadline: Int64, _ task: @escaping () -> Void) -> UInt64? {
         self.mutex.lock()
-        return self.scheduleLocked(at: max(self.now, deadline), task)
+        return self.scheduleLocked(at: max(self.now, deadline), QueueTask(task))
     }
 
     /// The body of the two `schedule`s, with the lock held (released here).
-    private func scheduleLocked(at deadline: Int64, _ task: @escaping () -> Void) -> UInt64? {
+    private func scheduleLocked(at deadline: Int64, _ task: QueueTask) -> UInt64? {
         if self.closed {
             self.mutex.unlock()
             return nil
@@ -176,12 +187,13 @@ final class VirtualTimeExecutor: QueueExecutor, @unchecked Sendable {
         return self.schedule(afterNanoseconds: delay, task)
     }
 
-    /// Drops the task of `token` if it has not run: it is released here.
+    /// Drops the task of `token` if it has not run: it is released here
+    /// (and its drop observer, if any, told).
     func cancel(_ token: UInt64) {
         self.mutex.lock()
         let task = self.tasks.removeValue(forKey: token)
         self.mutex.unlock()
-        _ = task
+        task?.dropObserver?.queueDroppedWork()
     }
 
     /// Where an advance ends.
@@ -250,7 +262,7 @@ final class VirtualTimeExecutor: QueueExecutor, @unchecked Sendable {
         while true {
             self.mutex.lock()
             // Cancelled keys are skipped here; their tasks are gone already.
-            var task: (() -> Void)?
+            var task: QueueTask?
             while let first = self.heap.first, target.map({ first.deadline <= $0 }) ?? true {
                 self.popFirst()
                 if let found = self.tasks.removeValue(forKey: first.sequence) {
@@ -278,7 +290,7 @@ final class VirtualTimeExecutor: QueueExecutor, @unchecked Sendable {
                 return ran
             }
             self.mutex.unlock()
-            task()
+            task.run()
             ran += 1
         }
     }

@@ -56,8 +56,16 @@ void *_sks_dispatch_current_specific(const void *key);
 
 /* Marks the queue whose dispatch_sync is running on this thread with
  * `token` (not 0), a dispatch specific without a destructor, so that
- * releasing the queue gives libdispatch no work (Queue.swift, `token`). */
-void _sks_dispatch_mark_current_queue(uintptr_t token);
+ * releasing the queue gives libdispatch no work (Queue.swift, `token`).
+ * Returns that queue, libdispatch's C handle (borrowed: it lives as long as
+ * the Swift DispatchQueue that wraps it), for `_sks_dispatch_async_f`. */
+void *_sks_dispatch_mark_current_queue(uintptr_t token);
+
+/* dispatch_async_f onto `queue` (a handle from
+ * `_sks_dispatch_mark_current_queue`): `work(context)` runs on the queue.
+ * No block is made, so nothing is allocated beyond libdispatch's own
+ * continuation (from its per-thread cache). */
+void _sks_dispatch_async_f(void *queue, void *context, void (*work)(void *));
 
 /* The token of the current queue (or of its targets), 0 when it has none. */
 uintptr_t _sks_dispatch_current_queue_token(void);

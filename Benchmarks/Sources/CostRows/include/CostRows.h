@@ -76,6 +76,13 @@ static inline bool cost_replaying_other(const char *row) {
     return cost_is(row, "with_latest_from");
 }
 
+/* deliver_on_each: deliver_on with its queue advanced after every put, so
+ * that each value gets a dispatch of its own (the deliver_on row advances
+ * it after the last put: one dispatch drains them all). */
+static inline bool cost_advance_each_put(const char *row) {
+    return cost_is(row, "deliver_on_each");
+}
+
 /* Values each put delivers to the subscriber, in hundredths, where not 1:
  * the operators that drop or wait, merge and combine_latest of the same pipe
  * twice, a buffer of 100. The programs check each row's deliveries, so that
