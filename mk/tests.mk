@@ -23,7 +23,8 @@
 # core) are the release QA's (make release-check, mk/dist.mk), as is the
 # Swift suite's plain run (test-swift: here it runs under TSan,
 # test-swift-tsan, and a plain debug build would be a fourth compile),
-# and the C++ suite under TSan (test-cpp-tsan).
+# the C++ suite under TSan (test-cpp-tsan) and the model fuzzer
+# (test-fuzz-model, whose oracle library is a build of its own).
 
 TEST_JOBS ?= $(shell echo $$(( $$(nproc) + 1 )))
 # SIGNALKIT_STAGE_TIMES (environment): another folder for the stamps
@@ -68,7 +69,7 @@ TEST_FIRST := tsan-core stage python-wheel c-tests ffi-tests
 # second one, when the first succeeded, takes them as made (-o).
 TEST_MADE := tsan-core stage lib ffi python-wheel python-native c-tests ffi-tests
 TEST_STAGES := test-swift-tsan test-c test-ffi test-python test-doc-tests \
-	test-abandon test-terminal test-c-asan test-ffi-asan test-soak-asan test-fuzz-api test-fuzz-model test-fuzz-ffi test-c-tsan test-ffi-tsan test-soak-tsan \
+	test-abandon test-terminal test-c-asan test-ffi-asan test-soak-asan test-fuzz-api test-fuzz-ffi test-c-tsan test-ffi-tsan test-soak-tsan \
 	test-examples test-op-examples test-header test-version test-doc-checks test-cmake test-abi \
 	test-cpp test-cpp-asan test-api test-rust
 
