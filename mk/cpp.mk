@@ -12,8 +12,9 @@
 #                  and Tests/cpp/cxx20 with both as C++20 (std::span, char8_t);
 #                  then the compile-fail checks (Tests/cpp/compile_fail, g++)
 #   test-cpp-asan  the suite against the ASan+UBSan core (mk/sanitizers.mk)
-#   test-cpp-tsan  the suite against the TSan core (make release-check's:
-#                  make test keeps within 5 minutes, mk/tests.mk)
+#   test-cpp-tsan  the suite against the TSan core (these two are make
+#                  release-check's: make test keeps within 5 minutes,
+#                  mk/tests.mk)
 #   bench-cpp      Benchmarks/c/bench_cpp.cpp, W1-W3 beside bench_capi
 
 CPP_TESTS := $(wildcard Tests/cpp/test_*.cpp)

@@ -23,8 +23,10 @@
 # core) are the release QA's (make release-check, mk/dist.mk), as is the
 # Swift suite's plain run (test-swift: here it runs under TSan,
 # test-swift-tsan, and a plain debug build would be a fourth compile),
-# the C++ suite under TSan (test-cpp-tsan) and the model fuzzer
-# (test-fuzz-model, whose oracle library is a build of its own).
+# the C++ suite under the sanitizers (test-cpp-asan, test-cpp-tsan: the
+# C++ layer's memory and threads are the C library's, which test-c-asan
+# and test-c-tsan check here) and the model fuzzer (test-fuzz-model, whose
+# oracle library is a build of its own).
 
 TEST_JOBS ?= $(shell echo $$(( $$(nproc) + 1 )))
 # SIGNALKIT_STAGE_TIMES (environment): another folder for the stamps
@@ -71,7 +73,7 @@ TEST_MADE := tsan-core stage lib ffi python-wheel python-native c-tests ffi-test
 TEST_STAGES := test-swift-tsan test-c test-ffi test-python test-doc-tests \
 	test-abandon test-terminal test-c-asan test-ffi-asan test-soak-asan test-fuzz-api test-fuzz-ffi test-c-tsan test-ffi-tsan test-soak-tsan \
 	test-examples test-op-examples test-header test-version test-doc-checks test-cmake test-abi \
-	test-cpp test-cpp-asan test-api test-rust
+	test-cpp test-api test-rust
 
 .PHONY: test test-header test-swift c-tests test-c test-examples test-examples-swift test-cmake test-doc-tests test-version
 
