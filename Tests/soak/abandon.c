@@ -18,7 +18,18 @@
  * Checked: no crash (the release library's combine_latest use-after-free
  * crashed this within seconds before its fix, see `_sks_handoff`); every
  * observer released exactly once; once everything has drained,
- * sk_live_objects() is 0.
+ * sk_live_objects() is 0. An observer never released is reported with where
+ * it was made: its worker, the round's number in that worker's sequence and
+ * the round's pipeline ("s6 = sk_signal_queue_bounded(s5; ...)").
+ *
+ * Not a leak, and not left to chance: a subscription through sk_signal_retry
+ * over a signal that fails at each start (a queue over values that are not
+ * signals) retries for ever, as documented ("errors never pass"), so it ends
+ * only when disposed (docs/misuse.md: a released, undisposed subscription
+ * goes on until it ends or its source lets go). Such subscriptions are
+ * always disposed (then released) in the teardown, in its random order.
+ * restart and restart_if_error loop inside the start instead: they take a
+ * pipe only.
  *
  * Memory (issue 50, item 6): while the workers run, the main thread samples
  * once a second the heap in use (glibc's mallinfo2().uordblks, all arenas,
@@ -50,6 +61,7 @@
 #include <math.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -109,7 +121,54 @@ typedef struct observer {
     sk_value kept;
     int has_kept;
     _Atomic(sk_disposable *) own; /* +1, for OBSERVE_DISPOSE */
+    /* Where it was made, printed at the end if the library never released
+     * it: the worker, its round, the signal it observes and the round's
+     * pipeline (each signal's operator and inputs). */
+    int worker;
+    long round;
+    int signal;
+    char *recipe;
+    struct observer *prev, *next; /* in `unreleased`, until released */
 } observer;
+
+/* The observers the library still holds (under `unreleased_lock`). */
+static pthread_mutex_t unreleased_lock = PTHREAD_MUTEX_INITIALIZER;
+static observer *unreleased;
+
+static void unreleased_add(observer *o) {
+    pthread_mutex_lock(&unreleased_lock);
+    o->prev = NULL;
+    o->next = unreleased;
+    if (unreleased != NULL) {
+        unreleased->prev = o;
+    }
+    unreleased = o;
+    pthread_mutex_unlock(&unreleased_lock);
+}
+
+static void unreleased_remove(observer *o) {
+    pthread_mutex_lock(&unreleased_lock);
+    if (o->prev != NULL) {
+        o->prev->next = o->next;
+    } else {
+        unreleased = o->next;
+    }
+    if (o->next != NULL) {
+        o->next->prev = o->prev;
+    }
+    pthread_mutex_unlock(&unreleased_lock);
+}
+
+/* Prints where the first few observers still held were made. */
+static void unreleased_print(void) {
+    pthread_mutex_lock(&unreleased_lock);
+    int shown = 0;
+    for (observer *o = unreleased; o != NULL && shown < 5; o = o->next, shown++) {
+        printf("abandon: observer of s%d not released, worker %d round %ld: %s\n", o->signal, o->worker, o->round,
+               o->recipe != NULL ? o->recipe : "?");
+    }
+    pthread_mutex_unlock(&unreleased_lock);
+}
 
 static void observer_unref(observer *o) {
     if (atomic_fetch_sub(&o->references, 1) != 1) {
@@ -121,6 +180,7 @@ static void observer_unref(observer *o) {
         sk_value_release(&o->kept);
     }
     pthread_mutex_destroy(&o->lock);
+    free(o->recipe);
     free(o);
 }
 
@@ -164,6 +224,7 @@ static void observer_release(void *ctx) {
         return;
     }
     atomic_fetch_add(&observers_released, 1);
+    unreleased_remove(o);
     observer_unref(o);
 }
 
@@ -300,7 +361,49 @@ typedef struct round_state {
     int signal_count;
     sk_disposable *subscriptions[MAX_SUBSCRIPTIONS];
     int subscription_count;
+    /* A subscription through sk_signal_retry over a signal that fails at
+     * each start retries for ever, by design ("errors never pass"): it ends
+     * only when disposed. loops[i]: signal i has such a retry in it (or may:
+     * any input of its stage has); must_dispose[i]: subscription i observes
+     * one, and tear_down disposes it before releasing it. */
+    bool loops[MAX_SIGNALS];
+    bool next_loops; /* for the stage being added */
+    bool must_dispose[MAX_SUBSCRIPTIONS];
+    int worker;
+    long round;
+    char recipe[1024]; /* "s5 = sk_signal_map(s2); ...": for the failure's report */
+    size_t recipe_length;
 } round_state;
+
+/* Appends to the round's recipe (cut at its size). */
+static void describe(round_state *r, const char *format, ...) __attribute__((format(printf, 2, 3)));
+static void describe(round_state *r, const char *format, ...) {
+    size_t room = sizeof r->recipe - r->recipe_length;
+    if (room <= 1) {
+        return;
+    }
+    va_list arguments;
+    va_start(arguments, format);
+    int n = vsnprintf(r->recipe + r->recipe_length, room, format, arguments);
+    va_end(arguments);
+    if (n > 0) {
+        r->recipe_length += (size_t)n < room ? (size_t)n : room - 1;
+    }
+}
+
+static int index_of(round_state *r, sk_signal *signal) {
+    for (int i = 0; i < r->signal_count; i++) {
+        if (r->signals[i] == signal) {
+            return i;
+        }
+    }
+    return -1;
+}
+
+static bool loops(round_state *r, sk_signal *signal) {
+    int i = index_of(r, signal);
+    return i >= 0 && r->loops[i];
+}
 
 typedef struct putter {
     sk_pipe *pipes[PIPES];
@@ -355,6 +458,13 @@ static sk_signal *combine(round_state *r, rng *g) {
     size_t count = 2 + pick(g, 2);
     sk_queue *queue = pick(g, 2) == 0 ? NULL : any_queue(r, g);
     sk_signal_combine_latest(&out, inputs, count, queue);
+    r->next_loops = loops(r, inputs[0]) || loops(r, inputs[1]) || (count == 3 && loops(r, inputs[2]));
+    describe(r, "s%d = combine_latest(s%d, s%d", out != NULL ? r->signal_count : -1, index_of(r, inputs[0]),
+             index_of(r, inputs[1]));
+    if (count == 3) {
+        describe(r, ", s%d", index_of(r, inputs[2]));
+    }
+    describe(r, "; %s); ", queue == NULL ? "no queue" : queue == r->queues[0] ? "q0" : "q1");
     return out;
 }
 
@@ -408,15 +518,26 @@ static sk_signal *add_stage(round_state *r, rng *g) {
         a.release = release_signal;
     }
     op->call(&out, &a);
+    r->next_loops = strcmp(op->name, "sk_signal_retry") == 0 || loops(r, in) || loops(r, inputs[1]) ||
+                    loops(r, a.other) || (a.ctx != NULL && loops(r, a.ctx));
+    describe(r, "s%d = %s(s%d; other s%d, s%d; q%d; capacity %zu, overflow %d; ctx s%d); ",
+             out != NULL ? r->signal_count : -1, op->name, index_of(r, in), index_of(r, inputs[1]),
+             index_of(r, a.other), a.queue == r->queues[0] ? 0 : 1, a.capacity, (int)a.overflow,
+             a.ctx != NULL ? index_of(r, a.ctx) : -1);
     return out;
 }
 
 static void build(round_state *r, rng *g) {
     r->signal_count = 0;
     r->subscription_count = 0;
+    r->recipe_length = 0;
+    r->recipe[0] = '\0';
+    memset(r->loops, 0, sizeof r->loops);
     for (int i = 0; i < PIPES; i++) {
-        CHECK(sk_pipe_create(&r->pipes[i], pick(g, 2) == 0));
+        bool replaying = pick(g, 2) == 0;
+        CHECK(sk_pipe_create(&r->pipes[i], replaying));
         CHECK(sk_pipe_signal(&r->signals[r->signal_count++], r->pipes[i]));
+        describe(r, "s%d = a%s pipe; ", i, replaying ? " replaying" : "");
     }
     for (int i = 0; i < GENERATORS; i++) {
         generator *gen = calloc(1, sizeof *gen);
@@ -426,12 +547,14 @@ static void build(round_state *r, rng *g) {
         gen->count = 1 + (int)pick(g, 20);
         CHECK(sk_signal_create(&r->signals[r->signal_count++], i == 0 ? generate_during_start : generate_on_thread,
                                gen, generator_free));
+        describe(r, "s%d = %d values %s; ", r->signal_count - 1, gen->count,
+                 i == 0 ? "during its start" : "from a thread");
     }
     for (int i = 0; i < QUEUES; i++) {
         switch (pick(g, 4)) {
-        case 0: CHECK(sk_queue_create_concurrent(&r->queues[i], 2, "abandon pool")); break;
-        case 1: CHECK(sk_queue_create_host(&r->queues[i], "abandon host")); break;
-        default: CHECK(sk_queue_create(&r->queues[i], "abandon serial")); break;
+        case 0: CHECK(sk_queue_create_concurrent(&r->queues[i], 2, "abandon pool")); describe(r, "q%d concurrent; ", i); break;
+        case 1: CHECK(sk_queue_create_host(&r->queues[i], "abandon host")); describe(r, "q%d host; ", i); break;
+        default: CHECK(sk_queue_create(&r->queues[i], "abandon serial")); describe(r, "q%d serial; ", i); break;
         }
     }
     int stages = 1 + (int)pick(g, MAX_STAGES);
@@ -442,6 +565,7 @@ static void build(round_state *r, rng *g) {
     for (int i = 0; i < stages; i++) {
         sk_signal *made = combining ? combine(r, g) : add_stage(r, g);
         if (made != NULL) {
+            r->loops[r->signal_count] = r->next_loops;
             r->signals[r->signal_count++] = made;
         }
     }
@@ -460,6 +584,11 @@ static void subscribe(round_state *r, rng *g) {
         atomic_fetch_add(&observers_made, 1);
         /* The newest signals most often: the pipeline's end. */
         int index = r->signal_count - 1 - (int)pick(g, 2 + (unsigned)(r->signal_count - 1) / 2);
+        o->worker = r->worker;
+        o->round = r->round;
+        o->signal = index < 0 ? 0 : index;
+        o->recipe = strdup(r->recipe);
+        unreleased_add(o);
         sk_observer callbacks = {observer_next, NULL, NULL, o, observer_release};
         sk_disposable *subscription = NULL;
         CHECK(sk_signal_start(&subscription, r->signals[index < 0 ? 0 : index], &callbacks));
@@ -467,6 +596,7 @@ static void subscribe(round_state *r, rng *g) {
             atomic_store(&o->own, sk_disposable_retain(subscription));
         }
         observer_unref(o);
+        r->must_dispose[r->subscription_count] = r->loops[o->signal];
         r->subscriptions[r->subscription_count++] = subscription;
     }
 }
@@ -528,7 +658,7 @@ static void tear_down(round_state *r, rng *g) {
          * sample_period) released without a dispose used to keep its observer
          * for ever, the timer firing with nothing left to emit: now it ends
          * once its source lets go of it (`_periodic` in the core). */
-        kinds[n++] = pick(g, 2) == 0 ? KIND_DISPOSE : KIND_DISPOSABLE;
+        kinds[n++] = pick(g, 2) == 0 || r->must_dispose[i] ? KIND_DISPOSE : KIND_DISPOSABLE;
     }
     for (int i = n - 1; i > 0; i--) {
         int j = (int)pick(g, (unsigned)i + 1);
@@ -570,6 +700,8 @@ static void *worker(void *arg) {
     long rounds = 0;
     while (now() < end) {
         round_state r;
+        r.worker = index;
+        r.round = rounds;
         build(&r, &g);
         subscribe(&r, &g);
         pthread_t putter_thread;
@@ -774,6 +906,7 @@ int main(int argc, char **argv) {
     if (live != 0) {
         sk_live_objects_print(stderr);
     }
+    unreleased_print();
     bool flat = report_memory(samples, sampled);
     free(samples);
     if (live != 0 || made != released || atomic_load(&double_releases) != 0 || !flat) {
