@@ -16,6 +16,10 @@ bench-check`). Every program prints JSON lines; see Benchmarks/README.md.
   run.py costs --out DIR --stage LIBDIR [--operator-cost PATH]
                 (make bench-costs: the cost table measured into costs.json,
                 docs/performance.md's table rewritten, missing limits added)
+  run.py self FILE [--units N]
+                (the self cost of each function in one callgrind dump, the
+                largest first, per unit when given: what callgrind_annotate
+                3.19 cannot read from one part of a run that dumped several)
 """
 import argparse
 import concurrent.futures
@@ -733,7 +737,37 @@ def costs(args):
     subprocess.run([sys.executable, os.path.join(HERE, "cost_table.py"), "--write"], check=True)
 
 
+def self_costs(path, units, top=30):
+    """Prints the self cost (instructions) of each function of the callgrind
+    dump at `path` (written with --compress-strings=no), the largest first:
+    the cost lines of each `fn=` block, less those that follow a `calls=`
+    line (a call's inclusive cost)."""
+    costs = {}
+    function, after_call = None, False
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for line in f:
+            if line.startswith("fn="):
+                function, after_call = line[3:].strip(), False
+            elif line.startswith("calls="):
+                after_call = True
+            elif line[:1].isdigit() or line[:1] in "+-*":
+                fields = line.split()
+                if len(fields) >= 2 and function is not None:
+                    if after_call:
+                        after_call = False
+                    else:
+                        costs[function] = costs.get(function, 0) + int(fields[1])
+    total = sum(costs.values())
+    print("%12d %10.1f  total" % (total, total / units))
+    for function, cost in sorted(costs.items(), key=lambda item: -item[1])[:top]:
+        print("%12d %10.1f  %s" % (cost, cost / units, function[:160]))
+
+
 def main():
+    if len(sys.argv) > 2 and sys.argv[1] == "self":
+        units = float(sys.argv[sys.argv.index("--units") + 1]) if "--units" in sys.argv else 1.0
+        self_costs(sys.argv[2], units)
+        return
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("mode", choices=["bench", "interleave", "check", "costs"])
     parser.add_argument("--reps", type=int, default=5)

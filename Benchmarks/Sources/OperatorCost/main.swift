@@ -232,12 +232,19 @@ func measureW7() {
     }
 }
 
-measureW7()
+// COST_ONLY=ROW[,ROW...]: those rows only, without W7 (to profile one:
+// Benchmarks/README.md, "Per-operator cost").
+let only: Set<String>? = getenv("COST_ONLY").map { Set(String(cString: $0).split(separator: ",").map(String.init)) }
+if only == nil {
+    measureW7()
+}
 var seen = Set<String>()
 for row in rowsByHand + generatedCostRows() {
     if !seen.insert(row.name).inserted {
         print("{\"impl\":\"swift\",\"workload\":\"op:\(row.name)\",\"error\":\"two rows named \(row.name)\"}")
         exit(1)
     }
-    measure(row)
+    if only?.contains(row.name) ?? true {
+        measure(row)
+    }
 }

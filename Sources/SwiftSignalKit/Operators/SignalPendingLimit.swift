@@ -50,7 +50,7 @@ final class _SignalPendingLimit<T, E>: @unchecked Sendable {
     }
 
     /// Counts a drop (under the owner's lock); the count to report.
-    @usableFromInline
+    @inlinable
     func countDrop() -> Int {
         self.dropped += 1
         return self.dropped
@@ -94,7 +94,7 @@ final class _SignalPendingLimit<T, E>: @unchecked Sendable {
     }
 
     /// Wakes the producers waiting for room (under the owner's lock).
-    @usableFromInline
+    @inlinable
     func wake() {
         if self.waiters > 0, let room = self.room {
             _sks_cond_broadcast(room)

@@ -20,6 +20,7 @@
 /// emit wait, in order, and reach the group right after the first value,
 /// on the thread that delivered the pair; each thread's values of one key
 /// reach the group in the order it emitted them.
+@inlinable
 public func groupBy<T, K: Hashable, E>(_ key: @escaping (T) -> K) -> (Signal<T, E>) -> Signal<(K, Signal<T, E>), E> {
     return { signal in
         return Signal<(K, Signal<T, E>), E> { subscriber in
@@ -60,20 +61,23 @@ public func groupBy<T, K: Hashable, E>(_ key: @escaping (T) -> K) -> (Signal<T, 
 ///
 /// Thread-safety: `pipe` may be used from any thread; the other properties
 /// are guarded by the mutex of the `_SignalGroups` that made it.
+@usableFromInline
 final class _SignalGroup<T, E>: @unchecked Sendable {
-    let pipe = SignalPipe<T, E>()
+    @usableFromInline let pipe = SignalPipe<T, E>()
     /// The pair has been delivered: values go straight to the pipe.
-    var open = false
+    @exclusivity(unchecked) @usableFromInline var open = false
     /// Values emitted while the pair was being delivered, oldest first.
-    var held: [T] = []
+    @exclusivity(unchecked) @usableFromInline var held: [T] = []
     /// The upstream's end, when it came while the pair was being delivered.
-    var terminal: _SignalGroupTerminal<E>?
+    @exclusivity(unchecked) @usableFromInline var terminal: _SignalGroupTerminal<E>?
 
+    @inlinable
     init() {}
 
     /// The group's signal: it keeps the pipe alive, so that a subscriber
     /// that comes after the group's end receives its terminal event (the
     /// outer disposal closes the pipe instead).
+    @inlinable
     func signal() -> Signal<T, E> {
         let pipe = self.pipe
         let source = pipe.source
@@ -86,6 +90,7 @@ final class _SignalGroup<T, E>: @unchecked Sendable {
 }
 
 /// How a `groupBy` upstream ended.
+@usableFromInline
 enum _SignalGroupTerminal<E> {
     case completed
     case failed(E)
@@ -95,8 +100,10 @@ enum _SignalGroupTerminal<E> {
 ///
 /// Thread-safety: every method may be called from any thread; nothing is
 /// called or released under the lock.
+@usableFromInline
 final class _SignalGroups<K: Hashable, T, E>: @unchecked Sendable {
     /// Where `route` sends a value.
+    @usableFromInline
     enum Route {
         /// The group is open: put the value into its pipe.
         case deliver(_SignalGroup<T, E>)
@@ -106,24 +113,41 @@ final class _SignalGroups<K: Hashable, T, E>: @unchecked Sendable {
         case held
     }
 
-    private let mutex = _Mutex()
-    private var groups: [K: _SignalGroup<T, E>] = [:]
-    private var ended = false
+    // Guarded by `mutex` (as are the groups' `open`, `held` and `terminal`).
+    @usableFromInline let mutex = _Mutex()
+    @exclusivity(unchecked) @usableFromInline var groups: [K: _SignalGroup<T, E>] = [:]
+    @exclusivity(unchecked) @usableFromInline var ended = false
+    /// The group of the last value routed, by key: a run of values of one
+    /// key is routed without hashing the key.
+    @exclusivity(unchecked) @usableFromInline var lastKey: K?
+    @exclusivity(unchecked) @usableFromInline var lastGroup: _SignalGroup<T, E>?
 
+    @inlinable
     init() {}
 
     /// Where `value`, of the key `key`, goes: to its open group; to a new
     /// group, to be announced by the caller; or held by a group whose pair
     /// is still being delivered (nowhere, once the groups have ended).
+    @inlinable
     func route(_ value: T, key: K) -> Route {
         self.mutex.lock()
         if self.ended {
             self.mutex.unlock()
             return .held
         }
+        if self.lastKey == key, let group = self.lastGroup {
+            self.mutex.unlock()
+            return .deliver(group)
+        }
         if let group = self.groups[key] {
             if group.open {
+                // Only open groups are remembered; the one replaced is
+                // released after the unlock.
+                let replaced = (self.lastKey, self.lastGroup)
+                self.lastKey = key
+                self.lastGroup = group
                 self.mutex.unlock()
+                withExtendedLifetime(replaced) {}
                 return .deliver(group)
             }
             group.held.append(value)
@@ -140,6 +164,7 @@ final class _SignalGroups<K: Hashable, T, E>: @unchecked Sendable {
     /// first value are delivered: delivers what other threads emitted
     /// meanwhile, then opens the group (and ends it, if the upstream ended
     /// meanwhile).
+    @inlinable
     func open(_ group: _SignalGroup<T, E>) {
         while true {
             self.mutex.lock()
@@ -170,9 +195,13 @@ final class _SignalGroups<K: Hashable, T, E>: @unchecked Sendable {
     /// Ends the groups with the upstream's `terminal`: returns the open ones,
     /// for the caller to end; a group still being announced ends when it
     /// opens. Later values make no group.
+    @inlinable
     func end(_ terminal: _SignalGroupTerminal<E>) -> [_SignalGroup<T, E>] {
         self.mutex.lock()
         self.ended = true
+        let last = self.lastGroup
+        self.lastKey = nil
+        self.lastGroup = nil
         var open: [_SignalGroup<T, E>] = []
         for group in self.groups.values {
             if group.open {
@@ -183,18 +212,24 @@ final class _SignalGroups<K: Hashable, T, E>: @unchecked Sendable {
         }
         self.groups = [:]
         self.mutex.unlock()
+        withExtendedLifetime(last) {}
         return open
     }
 
     /// The outer subscription was disposed: ends every group's
     /// subscriptions without an event (and a later subscription's at once),
     /// outside the lock.
+    @inlinable
     func close() {
         self.mutex.lock()
         self.ended = true
         let groups = Array(self.groups.values)
+        let last = (self.lastKey, self.lastGroup)
         self.groups = [:]
+        self.lastKey = nil
+        self.lastGroup = nil
         self.mutex.unlock()
+        withExtendedLifetime(last) {}
         for group in groups {
             group.pipe.broadcaster.close()
         }

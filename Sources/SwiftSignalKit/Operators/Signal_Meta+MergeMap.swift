@@ -23,6 +23,7 @@ import Darwin
 /// Thread-safety: the upstream and the inner signals may emit from any
 /// thread; `f` runs and inner signals start on the thread of the value or of
 /// the inner completion that makes room, never under a lock.
+@inlinable
 public func mergeMap<T, R, E>(maxConcurrent: Int = Int.max, _ f: @escaping (T) -> Signal<R, E>) -> (Signal<T, E>) -> Signal<R, E> {
     return { signal in
         return Signal<R, E> { subscriber in
@@ -60,11 +61,13 @@ public func mergeMap<T, R, E>(maxConcurrent: Int = Int.max, _ f: @escaping (T) -
 ///
 /// Errors, completion and threading: as `mergeMap(maxConcurrent:_:)`.
 /// `onDrop` may be called from several producing threads at once.
+@inlinable
 public func mergeMap<T, R, E>(maxConcurrent: Int, capacity: Int, overflow: SignalOverflow<E>, onDrop: ((T, Int) -> Void)? = nil, _ f: @escaping (T) -> Signal<R, E>) -> (Signal<T, E>) -> Signal<R, E> {
     return mergeMap(maxConcurrent: maxConcurrent, capacity: capacity, overflow: overflow, onDrop: onDrop, operatorName: "mergeMap", f)
 }
 
 /// The bounded `mergeMap` under another operator's name (the C layer's).
+@inlinable
 package func mergeMap<T, R, E>(maxConcurrent: Int, capacity: Int, overflow: SignalOverflow<E>, onDrop: ((T, Int) -> Void)?, operatorName: String, _ f: @escaping (T) -> Signal<R, E>) -> (Signal<T, E>) -> Signal<R, E> {
     return { signal in
         return Signal<R, E> { subscriber in
@@ -90,30 +93,44 @@ package func mergeMap<T, R, E>(maxConcurrent: Int, capacity: Int, overflow: Sign
 /// completion, the upstream's completion) updates the counters under the lock
 /// and leaves the rest to that thread, which checks again before it stops.
 ///
+/// Each running inner signal has a slot in `inners` (its disposable, or
+/// `EmptyDisposable` while it starts) and a `_MergeMapInner` that its
+/// callbacks capture (one allocation per inner signal: a closure whose only
+/// capture is one object needs no context). A slot is reused once its inner
+/// signal has completed; the inner object, not the slot, says whether it has
+/// (`done`), so a start that returns after its inner signal completed (and
+/// its slot went to another) disposes what it started instead of storing it.
+///
 /// Thread-safety: every method may be called from any thread; the lock is
-/// never held while user code runs, a signal starts or something is disposed.
+/// never held while user code runs, a signal starts, something is disposed
+/// or released.
+@usableFromInline
 final class _MergeMapState<T, R, E>: Disposable, @unchecked Sendable {
-    private let mutex = _Mutex()
-    private let maxConcurrent: Int
-    private var subscriber: Subscriber<R, E>?
-    private var f: ((T) -> Signal<R, E>)?
+    @usableFromInline let mutex = _Mutex()
+    @usableFromInline let maxConcurrent: Int
+    @usableFromInline let limit: _SignalPendingLimit<T, E>?
+    // Guarded by `mutex`, as are the inner objects' `done`.
+    @exclusivity(unchecked) @usableFromInline var subscriber: Subscriber<R, E>?
+    @exclusivity(unchecked) @usableFromInline var f: ((T) -> Signal<R, E>)?
     /// The values waiting for a slot: at most `limit.capacity` of them when
     /// bounded.
-    private var waiting: _SignalRing<T>
-    private let limit: _SignalPendingLimit<T, E>?
+    @exclusivity(unchecked) @usableFromInline var waiting: _SignalRing<T>
     /// `fail` (or `block`'s refusal) decided the error: later values are
     /// dropped and reported.
-    private var overflowed = false
+    @exclusivity(unchecked) @usableFromInline var overflowed = false
     /// The thread running `drive()` (`block`'s refusal).
-    private var drivingThread: pthread_t?
-    private var active = 0
-    private var driving = false
-    private var outerDone = false
-    private var finished = false
-    private var outer: (any Disposable)?
-    private var inners: [Int: any Disposable] = [:]
-    private var nextId = 0
+    @exclusivity(unchecked) @usableFromInline var drivingThread: pthread_t?
+    @exclusivity(unchecked) @usableFromInline var active = 0
+    @exclusivity(unchecked) @usableFromInline var driving = false
+    @exclusivity(unchecked) @usableFromInline var outerDone = false
+    @exclusivity(unchecked) @usableFromInline var finished = false
+    @exclusivity(unchecked) @usableFromInline var outer: (any Disposable)?
+    /// The running inner subscriptions, by slot (nil: a free slot, listed
+    /// in `freeSlots`).
+    @exclusivity(unchecked) @usableFromInline var inners: [(any Disposable)?] = []
+    @exclusivity(unchecked) @usableFromInline var freeSlots: [Int] = []
 
+    @inlinable
     init(maxConcurrent: Int, subscriber: Subscriber<R, E>, f: @escaping (T) -> Signal<R, E>, limit: _SignalPendingLimit<T, E>?) {
         self.maxConcurrent = maxConcurrent
         self.subscriber = subscriber
@@ -126,6 +143,7 @@ final class _MergeMapState<T, R, E>: Disposable, @unchecked Sendable {
         self.waiting.destroy()
     }
 
+    @inlinable
     func setOuter(_ disposable: any Disposable) {
         self.mutex.lock()
         let disposeNow = self.finished
@@ -138,6 +156,7 @@ final class _MergeMapState<T, R, E>: Disposable, @unchecked Sendable {
         }
     }
 
+    @inlinable
     func enqueue(_ value: T) {
         self.mutex.lock()
         if self.finished {
@@ -149,6 +168,13 @@ final class _MergeMapState<T, R, E>: Disposable, @unchecked Sendable {
             self.driveIfIdle()
             return
         }
+        self.enqueueBounded(value, limit)
+    }
+
+    /// `enqueue` of the bounded form: the overflow policy decides when the
+    /// ring is full. Called with the lock held; unlocks.
+    @inlinable @inline(never)
+    func enqueueBounded(_ value: T, _ limit: _SignalPendingLimit<T, E>) {
         while true {
             if self.finished {
                 self.mutex.unlock()
@@ -187,7 +213,8 @@ final class _MergeMapState<T, R, E>: Disposable, @unchecked Sendable {
     /// The overflow error: `value` and the values waiting are dropped and
     /// reported, then the error is delivered (which disposes everything).
     /// Called with the lock held; unlocks.
-    private func failLocked(_ value: T, _ limit: _SignalPendingLimit<T, E>, _ reason: SignalOverflowError.Reason) {
+    @inlinable
+    func failLocked(_ value: T, _ limit: _SignalPendingLimit<T, E>, _ reason: SignalOverflowError.Reason) {
         self.overflowed = true
         let dropped = [value] + self.waiting.removeAll()
         let first = limit.dropped + 1
@@ -199,22 +226,35 @@ final class _MergeMapState<T, R, E>: Disposable, @unchecked Sendable {
         subscriber?.putError(limit.error(reason))
     }
 
+    @inlinable
     func outerCompleted() {
         self.mutex.lock()
         self.outerDone = true
         self.driveIfIdle()
     }
 
-    private func innerCompleted(_ id: Int) {
+    @inlinable
+    func innerCompleted(_ inner: _MergeMapInner<T, R, E>) {
         self.mutex.lock()
-        let inner = self.inners.removeValue(forKey: id)
+        if inner.done {
+            self.mutex.unlock()
+            return
+        }
+        inner.done = true
+        var disposable: (any Disposable)?
+        if !self.finished {
+            disposable = self.inners[inner.slot]
+            self.inners[inner.slot] = nil
+            self.freeSlots.append(inner.slot)
+        }
         self.active -= 1
         self.driveIfIdle()
-        withExtendedLifetime(inner) {}
+        withExtendedLifetime(disposable) {}
     }
 
     /// Called with the lock held; unlocks. Drives unless a thread already is.
-    private func driveIfIdle() {
+    @inlinable
+    func driveIfIdle() {
         if self.driving || self.finished {
             self.mutex.unlock()
             return
@@ -227,7 +267,8 @@ final class _MergeMapState<T, R, E>: Disposable, @unchecked Sendable {
         self.drive()
     }
 
-    private func drive() {
+    @inlinable
+    func drive() {
         while true {
             self.mutex.lock()
             guard !self.finished, let subscriber = self.subscriber, let f = self.f else {
@@ -239,11 +280,16 @@ final class _MergeMapState<T, R, E>: Disposable, @unchecked Sendable {
                 let value = self.waiting.removeFirst()
                 self.limit?.wake()
                 self.active += 1
-                let id = self.nextId
-                self.nextId += 1
-                // A placeholder: the inner's completion removes it, also one
+                // A placeholder: the inner's completion frees it, also one
                 // that comes during the start.
-                self.inners[id] = EmptyDisposable
+                let slot: Int
+                if let free = self.freeSlots.popLast() {
+                    slot = free
+                    self.inners[slot] = EmptyDisposable
+                } else {
+                    slot = self.inners.count
+                    self.inners.append(EmptyDisposable)
+                }
                 self.mutex.unlock()
                 if subscriber.isEnded {
                     self.mutex.lock()
@@ -251,16 +297,20 @@ final class _MergeMapState<T, R, E>: Disposable, @unchecked Sendable {
                     self.mutex.unlock()
                     return
                 }
-                let disposable = f(value).start(downstream: subscriber, next: { next in
-                    subscriber.putNext(next)
+                let inner = _MergeMapInner(state: self, subscriber: subscriber, slot: slot)
+                let disposable = f(value).startFusing({ upstream in
+                    upstream.linkDownstream(inner.subscriber)
+                    return { next in
+                        inner.subscriber.putNext(next)
+                    }
                 }, error: { error in
-                    subscriber.putError(error)
+                    inner.subscriber.putError(error)
                 }, completed: {
-                    self.innerCompleted(id)
+                    inner.state.innerCompleted(inner)
                 })
                 self.mutex.lock()
-                if !self.finished && self.inners[id] != nil {
-                    self.inners[id] = disposable
+                if !self.finished && !inner.done {
+                    self.inners[slot] = disposable
                     self.mutex.unlock()
                 } else {
                     self.mutex.unlock()
@@ -278,6 +328,7 @@ final class _MergeMapState<T, R, E>: Disposable, @unchecked Sendable {
         }
     }
 
+    @inlinable
     func dispose() {
         self.mutex.lock()
         if self.finished {
@@ -289,15 +340,36 @@ final class _MergeMapState<T, R, E>: Disposable, @unchecked Sendable {
         let inners = self.inners
         let released = (self.subscriber, self.f, self.waiting.removeAll())
         self.outer = nil
-        self.inners = [:]
+        self.inners = []
+        self.freeSlots = []
         self.subscriber = nil
         self.f = nil
         self.limit?.wake()
         self.mutex.unlock()
         outer?.dispose()
-        for (_, inner) in inners {
+        for case let inner? in inners {
             inner.dispose()
         }
         withExtendedLifetime(released) {}
+    }
+}
+
+/// What the callbacks of one inner signal of a `_MergeMapState` capture:
+/// the state, the downstream subscriber and the inner signal's slot.
+///
+/// Thread-safety: immutable but for `done`, guarded by the state's mutex.
+@usableFromInline
+final class _MergeMapInner<T, R, E>: @unchecked Sendable {
+    @usableFromInline let state: _MergeMapState<T, R, E>
+    @usableFromInline let subscriber: Subscriber<R, E>
+    @usableFromInline let slot: Int
+    /// Its completion came: the slot is no longer its own.
+    @exclusivity(unchecked) @usableFromInline var done = false
+
+    @inlinable
+    init(state: _MergeMapState<T, R, E>, subscriber: Subscriber<R, E>, slot: Int) {
+        self.state = state
+        self.subscriber = subscriber
+        self.slot = slot
     }
 }
