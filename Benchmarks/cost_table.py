@@ -123,6 +123,9 @@ REASONS = {
     ("zip_bounded", "c"): "the C layer builds an array value per emission",
     ("group_by", "swift"): "the group's own pipe: a second broadcaster's publish per value (~100), the groups' "
                            "lock (~30) and the group's retain and release",
+    ("group_by", "c"): "the key is a stage of its own (the C callback's run, ~105) and the groups carry (value, "
+                       "key) pairs: the group's publish copies and destroys each pair through the tuple's value "
+                       "witnesses (~90 more than Swift's Int), and SKValue's == compares the key with the last (~26)",
     ("merge_map", "swift"): INNER_REASON,
     ("merge_map_bounded", "swift"): INNER_REASON,
     ("map_to_signal", "swift"): INNER_REASON,
