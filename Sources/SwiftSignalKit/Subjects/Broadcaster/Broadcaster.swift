@@ -407,8 +407,21 @@ final class _Broadcaster<T, State>: @unchecked Sendable {
 
     /// Delivers what the owning thread queued from inside its callbacks, until
     /// nothing is left, then frees the slot. Called by the owning thread only.
-    @inlinable
+    /// Nothing queued (the common case) is two loads and the store, inlined;
+    /// the rest is `leaveOwnerQueued`.
+    @inlinable @inline(__always)
     func leaveOwner() {
+        if _fastPath(self.ownerPending.isEmpty && !self.ownerTerminalPending) {
+            self.owner.store(0, ordering: .releasing)
+            return
+        }
+        self.leaveOwnerQueued()
+    }
+
+    /// `leaveOwner` when the owning thread queued values or the terminal
+    /// event from inside its callbacks.
+    @inlinable @inline(never)
+    func leaveOwnerQueued() {
         while !self.ownerPending.isEmpty {
             self.mutex.lock()
             let pending = self.ownerPending
