@@ -64,12 +64,19 @@ final class _SignalQueueState<T, E>: Disposable, @unchecked Sendable {
     // `Unmanaged` pointer's bits, written by the starting thread before the
     // start and followed only by that thread (`replaceStarting`).
     @usableFromInline let startingInner = Synchronization.Atomic<UInt>(0)
+    /// The subscription's disposable, which holds this state unretained
+    /// (set once, right after the state is made).
+    @exclusivity(unchecked) @usableFromInline var disposer: _UnretainedDisposable<_SignalQueueState<T, E>>?
 
     @inlinable
     init(subscriber: Subscriber<T, E>, queueMode: Bool, throttleMode: Bool) {
         self.subscriber = subscriber
         self.queueMode = queueMode
         self.throttleMode = throttleMode
+    }
+
+    deinit {
+        self.disposer?.targetEnded()
     }
 
     /// Hands over the subscription to the outer signal; disposed at once if the

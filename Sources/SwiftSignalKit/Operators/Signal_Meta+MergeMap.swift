@@ -35,7 +35,9 @@ public func mergeMap<T, R, E>(maxConcurrent: Int = Int.max, _ f: @escaping (T) -
             }, completed: {
                 state.outerCompleted()
             }))
-            return _WeakDisposable(state)
+            let disposer = _UnretainedDisposable(state)
+            state.disposer = disposer
+            return disposer
         }
     }
 }
@@ -80,7 +82,9 @@ package func mergeMap<T, R, E>(maxConcurrent: Int, capacity: Int, overflow: Sign
             }, completed: {
                 state.outerCompleted()
             }))
-            return _WeakDisposable(state)
+            let disposer = _UnretainedDisposable(state)
+            state.disposer = disposer
+            return disposer
         }
     }
 }
@@ -129,6 +133,9 @@ final class _MergeMapState<T, R, E>: Disposable, @unchecked Sendable {
     /// in `freeSlots`).
     @exclusivity(unchecked) @usableFromInline var inners: [(any Disposable)?] = []
     @exclusivity(unchecked) @usableFromInline var freeSlots: [Int] = []
+    /// The subscription's disposable, which holds this state unretained
+    /// (set once, right after the state is made).
+    @exclusivity(unchecked) @usableFromInline var disposer: _UnretainedDisposable<_MergeMapState<T, R, E>>?
 
     @inlinable
     init(maxConcurrent: Int, subscriber: Subscriber<R, E>, f: @escaping (T) -> Signal<R, E>, limit: _SignalPendingLimit<T, E>?) {
@@ -140,6 +147,7 @@ final class _MergeMapState<T, R, E>: Disposable, @unchecked Sendable {
     }
 
     deinit {
+        self.disposer?.targetEnded()
         self.waiting.destroy()
     }
 

@@ -22,7 +22,9 @@ func metaSignal<T, R, E>(_ signal: Signal<T, E>, queueMode: Bool, throttleMode: 
         }, completed: {
             state.beginCompletion()
         }))
-        return _WeakDisposable(state)
+        let disposer = _UnretainedDisposable(state)
+        state.disposer = disposer
+        return disposer
     }
 }
 
@@ -93,7 +95,9 @@ public func mapToSignalPromotingError<T, R, E>(_ f: @escaping (T) -> Signal<R, E
             }, completed: {
                 state.beginCompletion()
             }))
-            return _WeakDisposable(state)
+            let disposer = _UnretainedDisposable(state)
+            state.disposer = disposer
+            return disposer
         }
     }
 }

@@ -29,7 +29,9 @@ final class _ThenParts<T, E>: @unchecked Sendable {
             state.enqueueSignal(part)
         }
         state.beginCompletion()
-        return _WeakDisposable(state)
+        let disposer = _UnretainedDisposable(state)
+        state.disposer = disposer
+        return disposer
     }
 
     /// The signals that are not `then` signals, left to right.
