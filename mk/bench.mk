@@ -22,12 +22,14 @@ BENCH_COUNTER := Benchmarks/Sources/MallocCounter/MallocCounter.c -IBenchmarks/S
 # SwiftPM plans a path dependency's build again when its manifest changes,
 # not when a source file is added or removed: a nested package built before
 # then fails ("cannot find ... in scope"). So before each nested build: when
-# the core's list of files differs from that of the last build, drop the
-# nested package's build plan (its release.yaml; what was compiled stays).
+# the core's list of files (its Swift files and its C shims') differs from
+# that of the last build, drop the nested package's build plan (its
+# release.yaml and the target description SwiftPM keeps beside it: a shim
+# file added was not seen until that went too; what was compiled stays).
 define replan_when_core_files_change
 	mkdir -p $(1)
-	find Sources/SwiftSignalKit -name '*.swift' | LC_ALL=C sort > $(1)/core-files.new
-	cmp -s $(1)/core-files.new $(1)/core-files || rm -f $(1)/release.yaml
+	find Sources/SwiftSignalKit Sources/_SwiftSignalKitShims -name '*.swift' -o -name '*.c' -o -name '*.h' | LC_ALL=C sort > $(1)/core-files.new
+	cmp -s $(1)/core-files.new $(1)/core-files || rm -f $(1)/release.yaml $(1)/release/description.json
 	mv $(1)/core-files.new $(1)/core-files
 endef
 

@@ -67,6 +67,7 @@ bench-rust: bench-capi bench-rust-build ## the Rust crate against the C API on W
 # cargo names the program after a hash (release/deps/bench_rust-HASH): the
 # build's JSON messages say which, and it is copied to RUST_BENCH.
 bench-rust-build: stage ## the Rust crate's benchmark program (rsignalkit's benches/bench_rust.rs, release)
+	mkdir -p $(dir $(RUST_BENCH))
 	$(RUST_CARGO) build --offline --release --quiet -p rsignalkit --bench bench_rust --message-format=json-render-diagnostics \
 		| sed -n 's/.*"executable":"\([^"]*\)".*/\1/p' > $(RUST_BENCH).path
 	@test -s $(RUST_BENCH).path || { echo "bench-rust-build: cargo named no executable for bench_rust" >&2; exit 1; }
