@@ -84,6 +84,9 @@ INNER_REASON = ("per inner signal (switch_to_latest, self costs under callgrind)
 # The figures in the reasons were measured under callgrind (self cost per
 # function, the row's run of 4,000 puts less its run of 2,000, against the
 # same in Swift).
+C_SINGLE_BUILT = ("the row's inner signals are C single handles (sk_signal_single), which build their Swift signal "
+                  "at each start (an allocation and its free, ~250: the one allocation more than Swift's row), and "
+                  "each arrives as an sk_value of kind signal, checked and unwrapped (innerSignal)")
 C_VALUE_KEPT = ("the value kept is an sk_value (three words and an object reference, Swift's an Int): its copy "
                 "into the slot, the new reference's retain and the replaced one's release (~45 more than Swift's)")
 REASONS = {
@@ -127,6 +130,10 @@ REASONS = {
     ("group_by", "c"): "the key is a stage of its own (the C callback's run, ~105) and the groups carry (value, "
                        "key) pairs: the group's publish copies and destroys each pair through the tuple's value "
                        "witnesses (~90 more than Swift's Int), and SKValue's == compares the key with the last (~26)",
+    ("switch_to_latest", "c"): C_SINGLE_BUILT,
+    ("queue", "c"): C_SINGLE_BUILT,
+    ("throttled", "c"): C_SINGLE_BUILT,
+    ("queue_bounded", "c"): C_SINGLE_BUILT,
     ("merge_map", "swift"): INNER_REASON,
     ("merge_map_bounded", "swift"): INNER_REASON,
     ("map_to_signal", "swift"): INNER_REASON,
