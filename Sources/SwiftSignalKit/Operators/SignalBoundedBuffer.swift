@@ -106,7 +106,7 @@ final class _SignalBoundedBuffer<T, E>: QueueDropObserver, @unchecked Sendable {
 
     @inlinable
     func put(_ value: T) {
-        if let queue = self.queue, queue.isCurrent() {
+        if self.queue?.isCurrent() == true {
             self.subscriber.putNext(value)
             return
         }
