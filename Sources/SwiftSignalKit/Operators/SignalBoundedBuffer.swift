@@ -33,7 +33,7 @@ import _SwiftSignalKitShims
 /// mutex guards the ring and the flags, never a delivery, a drop callback
 /// or a release.
 @usableFromInline
-final class _SignalBoundedBuffer<T, E>: QueueDropObserver, @unchecked Sendable {
+final class _SignalBoundedBuffer<T, E>: _QueueWork, @unchecked Sendable {
     @usableFromInline
     enum Terminal {
         case error(E)
@@ -76,6 +76,15 @@ final class _SignalBoundedBuffer<T, E>: QueueDropObserver, @unchecked Sendable {
         } else {
             self.room = nil
         }
+        // The drain, as the queue runs it (`Queue.justDispatch(_:)`: no
+        // closure, no block per dispatch).
+        super.init(run: { work in
+            let buffer = unsafeDowncast(work, to: _SignalBoundedBuffer<T, E>.self)
+            buffer.mutex.lock()
+            buffer.deliveringThread = pthread_self()
+            buffer.mutex.unlock()
+            buffer.drain()
+        })
     }
 
     deinit {
@@ -296,12 +305,7 @@ final class _SignalBoundedBuffer<T, E>: QueueDropObserver, @unchecked Sendable {
 
     @inlinable
     func schedule() {
-        self.queue.unsafelyUnwrapped.justDispatch({
-            self.mutex.lock()
-            self.deliveringThread = pthread_self()
-            self.mutex.unlock()
-            self.drain()
-        }, ifDropped: self)
+        self.queue.unsafelyUnwrapped.justDispatch(self)
     }
 
     /// Delivers the values pending, then the terminal event if it came, on
@@ -367,7 +371,7 @@ final class _SignalBoundedBuffer<T, E>: QueueDropObserver, @unchecked Sendable {
     /// values pending are dropped (reported), and the next value schedules a
     /// drain again, which the closed queue drops at once.
     @usableFromInline
-    func queueDroppedWork() {
+    override func queueDroppedWork() {
         self.mutex.lock()
         let rest = self.ring.removeAll()
         let terminal = self.terminal
