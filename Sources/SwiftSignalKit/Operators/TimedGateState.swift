@@ -171,8 +171,10 @@ struct _TimerClock {
     /// call it with no lock of the library held.
     @usableFromInline
     func now() -> Int64 {
-        if let virtualTime = self.virtualTime {
-            return virtualTime.nanoseconds
+        // Not bound to a local: the binding retained and released the
+        // executor per value.
+        if self.virtualTime != nil {
+            return self.virtualTime.unsafelyUnwrapped.nanoseconds
         }
         return Int64(clamping: DispatchTime.now().uptimeNanoseconds)
     }
