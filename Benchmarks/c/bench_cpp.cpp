@@ -302,13 +302,15 @@ static int64_t cost_row(const cost_operator &op, int64_t puts) {
     if (a.has_queue) {
         a.used_queue.advance_by(COST_ADVANCE);
     }
+    // Decided once: a string compare per put would count in every row.
+    const bool advance_each = cost_advance_each_put(op.row);
     for (int64_t i = 0; i < puts; i++) {
         if (signals) {
             pipe.put(one_signal);
         } else {
             pipe.put(i);
         }
-        if (cost_advance_each_put(op.row)) {
+        if (advance_each) {
             a.used_queue.advance_by(COST_ADVANCE);
         }
     }
