@@ -109,10 +109,6 @@ REASONS = {
     ("distinct_until_changed", "c"): "the value kept is an sk_value (three words and an object reference, Swift's "
                                      "an Int): its copies, retains and releases as it is loaded and replaced (~80) "
                                      "and SKValue's == (~30, a call)",
-    ("last", "c"): C_VALUE_KEPT,
-    ("sample", "c"): C_VALUE_KEPT,
-    ("sample_period", "c"): C_VALUE_KEPT,
-    ("throttle", "c"): C_VALUE_KEPT,
     ("deliver_on", "c"): "the queued event holds an sk_value (three words and an object reference, Swift's an "
                          "Int): its copies into and out of the queue, the event's outlined copy and destroy, the "
                          "reference's retains and releases (~170 per value)",
@@ -130,19 +126,14 @@ REASONS = {
     ("group_by", "c"): "the key is a stage of its own (the C callback's run, ~105) and the groups carry (value, "
                        "key) pairs: the group's publish copies and destroys each pair through the tuple's value "
                        "witnesses (~90 more than Swift's Int), and SKValue's == compares the key with the last (~26)",
-    ("switch_to_latest", "c"): C_SINGLE_BUILT,
-    ("queue", "c"): C_SINGLE_BUILT,
-    ("throttled", "c"): C_SINGLE_BUILT,
-    ("queue_bounded", "c"): C_SINGLE_BUILT,
-    ("merge_map", "swift"): INNER_REASON,
-    ("merge_map_bounded", "swift"): INNER_REASON,
-    ("map_to_signal", "swift"): INNER_REASON,
-    ("switch_to_latest", "swift"): INNER_REASON,
-    ("queue", "swift"): INNER_REASON,
-    ("queue_bounded", "swift"): INNER_REASON,
     ("on_backpressure_buffer", "swift"): "a mutex lock and unlock per value (the buffer's gate and drain), "
                                          "one thread with nothing waiting",
 }
+# The reasons several rows share.
+REASONS.update({(row, "c"): C_VALUE_KEPT for row in ("last", "sample", "sample_period", "throttle")})
+REASONS.update({(row, "c"): C_SINGLE_BUILT for row in ("switch_to_latest", "queue", "throttled", "queue_bounded")})
+REASONS.update({(row, "swift"): INNER_REASON for row in ("merge_map", "merge_map_bounded", "map_to_signal",
+                                                         "switch_to_latest", "queue", "queue_bounded")})
 
 
 def order():

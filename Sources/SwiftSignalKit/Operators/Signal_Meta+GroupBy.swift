@@ -199,7 +199,7 @@ final class _SignalGroups<K: Hashable, T, E>: @unchecked Sendable {
     func end(_ terminal: _SignalGroupTerminal<E>) -> [_SignalGroup<T, E>] {
         self.mutex.lock()
         self.ended = true
-        let last = self.lastGroup
+        let last = (self.lastKey, self.lastGroup)
         self.lastKey = nil
         self.lastGroup = nil
         var open: [_SignalGroup<T, E>] = []
