@@ -2323,7 +2323,8 @@ typedef enum sk_overflow {
      *  detected: a queue whose every worker is a blocked producer, or a
      *  producer holding a lock the consumer's callback needs (Python's
      *  GIL: the Python binding lets it go around its puts while a signal
-     *  with this policy exists). */
+     *  with this policy exists). A put inside an sk_nowait_begin() scope
+     *  never waits: it leaves its value beyond the capacity (see there). */
     SK_OVERFLOW_BLOCK = 4
 } sk_overflow;
 
@@ -2378,6 +2379,56 @@ typedef void (*sk_drop_fn)(void *ctx, const sk_value *value, uint64_t dropped);
  * (Declared here, after sk_overflow and sk_drop_fn, which it takes.)
  */
 int sk_pipe_create_bounded(sk_pipe **out, bool replay, size_t capacity, sk_overflow overflow, sk_drop_fn on_drop, void *ctx, sk_release_fn release);
+
+/**
+ * @brief Begins a scope in which the calling thread's puts never wait for
+ *        room: for an event loop, whose thread must not block.
+ *
+ * A put that reaches a full bounded place of SK_OVERFLOW_BLOCK
+ * (sk_signal_deliver_on_bounded(), sk_signal_on_backpressure_buffer(),
+ * sk_signal_zip_bounded(), sk_signal_merge_map_bounded(),
+ * sk_signal_queue_bounded(), sk_signal_buffer_time_bounded()) makes its
+ * thread wait for room. Between sk_nowait_begin() and sk_nowait_end() on
+ * one thread, such a put (made by the thread itself, or by a callback it
+ * runs on that thread) does not wait: it leaves its value in the place,
+ * beyond the capacity, and the place is recorded. sk_nowait_end() returns
+ * a signal that completes once every recorded place has room again: wait
+ * for its completion before the next put, and each place holds at most its
+ * capacity plus one value per producer that puts this way. Everything else
+ * is as outside a scope: the other policies, and SK_OVERFLOW_BLOCK's
+ * "cannot block" refusals. Scopes nest: each sk_nowait_end() ends the
+ * innermost one, whose signal names the places of its own puts only.
+ *
+ * @return SK_OK.
+ * @par Thread safety
+ *   Any thread; the scope is the calling thread's. End each scope on the
+ *   thread that began it, before that thread exits: a scope left open is
+ *   never freed, and every later put of its thread never waits.
+ * @ingroup subjects
+ */
+int sk_nowait_begin(void);
+/**
+ * @brief Ends the calling thread's innermost sk_nowait_begin() scope.
+ *
+ * @param[out] room  Receives NULL when no put of the scope found a full
+ *                   place; else a signal (+1: release it with
+ *                   sk_signal_release()) that emits no value and completes
+ *                   once every such place has room again, or has ended
+ *                   (its subscription disposed or failed, or freed). It does
+ *                   not keep the places alive. Each start waits on its own;
+ *                   the completion runs on the starting thread when every
+ *                   place has room already, else on a serial queue of the
+ *                   library's own that all these signals share: keep the
+ *                   callback short (hand the news to the event loop).
+ * @return SK_OK; SK_ERR_NULL_ARGUMENT if `room` is NULL (the scope is ended
+ *         all the same, its places forgotten); SK_ERR_UNSUPPORTED when no
+ *         scope is open on the calling thread ("sk_nowait_end: no
+ *         sk_nowait_begin() scope is open on this thread").
+ * @par Thread safety
+ *   The thread that began the scope.
+ * @ingroup subjects
+ */
+int sk_nowait_end(sk_signal **room);
 
 /**
  * @brief The values one at a time, at most `capacity` of them waiting while

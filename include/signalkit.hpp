@@ -2101,6 +2101,39 @@ public:
     }
 };
 
+/* A scope in which the calling thread's puts never wait for room
+ * (sk_nowait_begin): a put that finds a full bounded place of
+ * overflow::block leaves its value there, beyond the capacity. end() ends
+ * the scope and returns its room signal (sk_nowait_end): empty when no put
+ * found a full place, else a signal that completes once each such place has
+ * room again; wait for it before the next put. The destructor ends a scope
+ * that end() did not. Neither copyable nor movable: the scope is the
+ * calling thread's, for the block that made it. */
+class nowait_scope {
+public:
+    nowait_scope() { detail::check(sk_nowait_begin()); }
+    nowait_scope(const nowait_scope &) = delete;
+    nowait_scope &operator=(const nowait_scope &) = delete;
+    ~nowait_scope() {
+        if (open_) {
+            sk_signal *room = nullptr;
+            if (sk_nowait_end(&room) == SK_OK) {
+                sk_signal_release(room);
+            }
+        }
+    }
+    /* Ends the scope (once): its room signal, empty when nothing waits. */
+    signalkit::signal end() {
+        open_ = false;
+        sk_signal *room = nullptr;
+        detail::check(sk_nowait_end(&room));
+        return signalkit::signal::adopt(room);
+    }
+
+private:
+    bool open_ = true;
+};
+
 /* Holds a value set directly. */
 class value_promise : public detail::handle<sk_value_promise, value_promise> {
 public:

@@ -1378,20 +1378,47 @@ static void cost_measure(const sk_test_operator *op, const char *row) {
            op != NULL ? op->name : "", (double)(b.deliveries - a.deliveries) / COST_PUTS);
 }
 
+/* COST_ONLY=ROW[,ROW...] (as the Swift program's): whether `row` is run. */
+static bool cost_selected(const char *row) {
+    const char *only = getenv("COST_ONLY");
+    size_t n = strlen(row);
+    if (only == NULL) {
+        return true;
+    }
+    for (const char *p = only; *p != '\0';) {
+        const char *end = strchr(p, ',');
+        size_t len = end != NULL ? (size_t)(end - p) : strlen(p);
+        if (len == n && strncmp(p, row, n) == 0) {
+            return true;
+        }
+        p += len + (end != NULL);
+    }
+    return false;
+}
+
 static void run_operator_instructions(void) {
     size_t i;
     for (i = 0; i < COST_BY_HAND_COUNT; i++) {
-        cost_measure(NULL, COST_BY_HAND[i]);
+        if (cost_selected(COST_BY_HAND[i])) {
+            cost_measure(NULL, COST_BY_HAND[i]);
+        }
     }
     for (i = 0; i < SK_TEST_OPERATOR_COUNT; i++) {
-        const char *name = SK_TEST_OPERATORS[i].name;
-        cost_measure(&SK_TEST_OPERATORS[i], name + strlen("sk_signal_"));
+        const char *row = SK_TEST_OPERATORS[i].name + strlen("sk_signal_");
+        if (cost_selected(row)) {
+            cost_measure(&SK_TEST_OPERATORS[i], row);
+        }
     }
     fflush(stdout);
 }
 
 static void run_instructions(void) {
     bench_probe a;
+    if (getenv("COST_ONLY") != NULL) {
+        /* One row or a few, to profile them. */
+        run_operator_instructions();
+        return;
+    }
     bench_expect("c", "W1", w1(1000, &a), expected_w1(1000));
     COUNTED("W1 n", bench_expect("c", "W1", w1(50000, &a), expected_w1(50000)));
     COUNTED("W1 2n", bench_expect("c", "W1", w1(100000, &a), expected_w1(100000)));

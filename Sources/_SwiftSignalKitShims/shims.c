@@ -541,6 +541,16 @@ void _sks_set_put_off_disposals(unsigned count) {
     sks_put_off_disposals = count;
 }
 
+static _Thread_local void *sks_nowait_scope;
+
+void *_sks_nowait_scope(void) {
+    return sks_nowait_scope;
+}
+
+void _sks_set_nowait_scope(void *scope) {
+    sks_nowait_scope = scope;
+}
+
 static _Thread_local void *sks_current_host_queue;
 
 static _Thread_local _sks_hold *sks_holds;

@@ -567,3 +567,84 @@ Test(operators_dispatch, deliver_on_bounded_handles_released_in_every_order_with
         }
     }
 }
+
+/* ------------------------------------------------------------------------ */
+/* sk_nowait_begin, sk_nowait_end: puts that never wait for room            */
+/* ------------------------------------------------------------------------ */
+
+/* A queue task that holds its serial queue until `open` is opened. */
+typedef struct stall {
+    gate open;
+    counter entered;
+} stall;
+
+static void stall_run(void *ctx) {
+    stall *s = ctx;
+    counter_hit(&s->entered);
+    cr_expect(gate_wait(&s->open, SK_WAIT_SECONDS), "the stalled queue was let go");
+}
+
+/* The consumer of a deliver_on_bounded of capacity 2 (SK_OVERFLOW_BLOCK) is
+ * stalled: puts made inside scopes never wait; the one that finds the
+ * buffer full leaves its value beyond the capacity and its scope's room
+ * signal completes only once the consumer goes on; every value arrives, in
+ * order. */
+Test(operators_dispatch, a_put_without_waiting_leaves_its_value_beyond_the_capacity_and_its_room_signal_completes_with_room, .timeout = SK_TEST_TIMEOUT) {
+    stall s;
+    gate_init(&s.open);
+    counter_init(&s.entered);
+    sk_queue *queue = NULL;
+    SK_OK_OR_FAIL(sk_queue_create(&queue, "nowait"));
+    SK_OK_OR_FAIL(sk_queue_async(queue, stall_run, &s, NULL));
+    cr_assert(counter_wait(&s.entered, 1, SK_WAIT_SECONDS), "the queue is stalled");
+    sk_pipe *pipe = NULL;
+    sk_signal *source = NULL, *buffered = NULL, *room = NULL;
+    SK_OK_OR_FAIL(sk_pipe_create(&pipe, false));
+    SK_OK_OR_FAIL(sk_pipe_signal(&source, pipe));
+    SK_OK_OR_FAIL(sk_signal_deliver_on_bounded(&buffered, source, queue, 2, SK_OVERFLOW_BLOCK, NULL, NULL, NULL));
+    recorder values;
+    recorder_init(&values);
+    sk_disposable *subscription = recorder_start(&values, buffered);
+    for (int64_t i = 0; i < 3; i++) {
+        SK_OK_OR_FAIL(sk_nowait_begin());
+        pipe_put_int(pipe, i);
+        SK_OK_OR_FAIL(sk_nowait_end(&room));
+        if (i < 2) {
+            cr_assert_null(room, "value %lld had room: no room signal", (long long)i);
+        }
+    }
+    cr_assert_not_null(room, "the third value found the buffer full: a room signal");
+    recorder waited;
+    recorder_init(&waited);
+    sk_disposable *wait = recorder_start(&waited, room);
+    cr_expect(!rec_terminated(&waited, NULL), "no room while the consumer is stalled");
+    gate_open(&s.open);
+    cr_assert(recorder_wait_terminated(&waited), "the room signal completed once the consumer went on");
+    recorder_expect(&waited, "cr", NULL, 0);
+    recorder_finish(&waited, wait);
+    cr_assert(recorder_wait_nexts(&values, 3));
+    const int64_t expected[] = {0, 1, 2};
+    recorder_expect(&values, "nnn", expected, 3);
+    recorder_finish(&values, subscription);
+    sk_signal_release(room);
+    sk_signal_release(buffered);
+    sk_signal_release(source);
+    sk_pipe_release(pipe);
+    expect_no_live_objects(1, queue);
+    gate_destroy(&s.open);
+    counter_destroy(&s.entered);
+}
+
+Test(operators_dispatch, nowait_end_without_a_scope_or_with_null_says_so, .timeout = SK_TEST_TIMEOUT) {
+    sk_signal *room = (sk_signal *)&room;
+    cr_expect_eq(sk_nowait_end(&room), SK_ERR_UNSUPPORTED);
+    cr_expect_null(room, "room is NULL on error");
+    cr_expect_str_eq(sk_last_error_message(), "sk_nowait_end: no sk_nowait_begin() scope is open on this thread");
+    SK_OK_OR_FAIL(sk_nowait_begin());
+    SK_OK_OR_FAIL(sk_nowait_begin());
+    cr_expect_eq(sk_nowait_end(NULL), SK_ERR_NULL_ARGUMENT);
+    cr_expect_str_eq(sk_last_error_message(), "sk_nowait_end: room is NULL (the scope was ended)");
+    SK_OK_OR_FAIL(sk_nowait_end(&room));
+    cr_expect_null(room, "a scope without puts: nothing to wait for");
+    cr_expect_eq(sk_nowait_end(&room), SK_ERR_UNSUPPORTED, "both scopes were ended");
+}

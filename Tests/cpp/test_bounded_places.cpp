@@ -213,3 +213,56 @@ SK_TEST(bounded_places, a_bounded_pipe_keeps_at_most_capacity_values_put_from_it
     inner.dispose();
     cr_assert_eq(sk_test::alive(), 0);
 }
+
+/* nowait_scope (sk_nowait_begin / sk_nowait_end): with the consumer of a
+ * deliver_on of capacity 2 (overflow::block) stalled, the put that finds
+ * the buffer full does not wait, its scope's room signal completes once the
+ * consumer goes on, and every value arrives in order; a scope that end()
+ * did not end is ended by the destructor. */
+SK_TEST(bounded_places, a_nowait_scope_never_waits_and_its_room_signal_completes_with_room) {
+    auto q = sk::queue::serial("nowait");
+    auto gate = std::make_shared<std::pair<std::mutex, std::condition_variable>>();
+    auto state = std::make_shared<int>(0); /* 1: the queue is stalled; 2: let go */
+    q.async([gate, state] {
+        std::unique_lock<std::mutex> lock(gate->first);
+        *state = 1;
+        gate->second.notify_all();
+        gate->second.wait(lock, [&] { return *state == 2; });
+    });
+    {
+        std::unique_lock<std::mutex> lock(gate->first);
+        cr_assert(gate->second.wait_for(lock, sk_test::deadline, [&] { return *state == 1; }));
+    }
+    auto source = sk::pipe::create();
+    auto log = std::make_shared<events>();
+    auto d = record(source.signal().deliver_on(q, 2, sk::overflow::block), log);
+    sk::signal room;
+    for (std::int64_t i = 0; i < 3; i++) {
+        sk::nowait_scope scope;
+        source.put(i);
+        room = scope.end();
+        if (i < 2) {
+            cr_assert(!room, "value %d had room", static_cast<int>(i));
+        }
+    }
+    cr_assert(room, "the third value found the buffer full");
+    auto waited = std::make_shared<events>();
+    auto w = record(room, waited);
+    cr_assert_eq(waited->completions, 0, "no room while the consumer is stalled");
+    {
+        std::lock_guard<std::mutex> lock(gate->first);
+        *state = 2;
+    }
+    gate->second.notify_all();
+    cr_assert(waited->wait_terminated());
+    cr_assert(log->wait_values(3));
+    cr_assert(log->ints() == v({0, 1, 2}));
+    d.dispose();
+    w.dispose();
+    q.sync([] {});
+    {
+        sk::nowait_scope left_open;
+    }
+    sk_signal *none = nullptr;
+    cr_assert_eq(sk_nowait_end(&none), SK_ERR_UNSUPPORTED, "the destructor ended the scope");
+}

@@ -60,6 +60,8 @@ final class _SignalBoundedBuffer<T, E>: _QueueWork, @unchecked Sendable {
     @exclusivity(unchecked) @usableFromInline var waiters = 0
     /// Signalled when room is made or the input closes (`block` only).
     @usableFromInline let room: UnsafeMutablePointer<UInt32>?
+    /// The room signals' waits (`block` only; counted in `waiters`).
+    @exclusivity(unchecked) @usableFromInline var roomWaits = _SignalRoomWaits()
 
     @inlinable
     init(queue: Queue?, subscriber: Subscriber<T, E>, capacity: Int, overflow: SignalOverflow<E>, onDrop: ((T, Int) -> Void)?, operatorName: String) {
@@ -92,6 +94,8 @@ final class _SignalBoundedBuffer<T, E>: _QueueWork, @unchecked Sendable {
         if let room = self.room {
             room.deallocate()
         }
+        // Gone: nothing left to wait for.
+        _ = self.roomWaits.wakeAll()
     }
 
     /// A dropped value, reported outside the lock (the caller unlocked).
@@ -108,9 +112,18 @@ final class _SignalBoundedBuffer<T, E>: _QueueWork, @unchecked Sendable {
     /// Wakes the producers waiting for room (under the lock).
     @inlinable
     func wakeWaiters() {
-        if self.waiters > 0, let room = self.room {
+        if self.waiters > 0 {
+            self.wakeEveryWaiter()
+        }
+    }
+
+    /// The waiting producers' condition, and the room signals' waits.
+    @usableFromInline
+    func wakeEveryWaiter() {
+        if let room = self.room {
             _sks_cond_broadcast(room)
         }
+        self.waiters -= self.roomWaits.wakeAll()
     }
 
     @inlinable
@@ -205,6 +218,13 @@ final class _SignalBoundedBuffer<T, E>: _QueueWork, @unchecked Sendable {
                 }
                 if self.queueCannotWait() {
                     self.failLocked(value, refused, .cannotWaitForQueue)
+                    return
+                }
+                if let scope = _SignalNoWaitScope.current {
+                    // A put that never waits: the value beyond the capacity.
+                    self.ring.overfill(value)
+                    self.mutex.unlock()
+                    scope.filled(self, 0)
                     return
                 }
                 self.waiters += 1
@@ -405,5 +425,21 @@ func _boundedBuffer<T, E>(_ signal: Signal<T, E>, queue: Queue?, capacity: Int, 
         }, completed: {
             state.terminate(.completed)
         })
+    }
+}
+
+extension _SignalBoundedBuffer: _SignalRoomPlace {
+    /// Room as a waiting producer sees it (`putContended`).
+    @usableFromInline
+    func hasRoom(_ index: Int, orRegisters wait: _SignalRoomWait) -> Bool {
+        self.mutex.lock()
+        guard self.ring.isFull && self.busy && !self.inputClosed else {
+            self.mutex.unlock()
+            return true
+        }
+        self.roomWaits.add(wait)
+        self.waiters += 1
+        self.mutex.unlock()
+        return false
     }
 }

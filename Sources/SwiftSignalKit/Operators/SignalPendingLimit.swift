@@ -27,6 +27,8 @@ final class _SignalPendingLimit<T, E>: @unchecked Sendable {
     @exclusivity(unchecked) @usableFromInline var dropped = 0
     @exclusivity(unchecked) @usableFromInline var waiters = 0
     @usableFromInline let room: UnsafeMutablePointer<UInt32>?
+    /// The room signals' waits (`block` only; counted in `waiters`).
+    @exclusivity(unchecked) @usableFromInline var roomWaits = _SignalRoomWaits()
 
     @usableFromInline
     init(capacity: Int, overflow: SignalOverflow<E>, onDrop: ((T, Int) -> Void)?, operatorName: String) {
@@ -47,6 +49,8 @@ final class _SignalPendingLimit<T, E>: @unchecked Sendable {
         if let room = self.room {
             room.deallocate()
         }
+        // Gone with its owner: nothing left to wait for.
+        _ = self.roomWaits.wakeAll()
     }
 
     /// Counts a drop (under the owner's lock); the count to report.
@@ -96,8 +100,25 @@ final class _SignalPendingLimit<T, E>: @unchecked Sendable {
     /// Wakes the producers waiting for room (under the owner's lock).
     @inlinable
     func wake() {
-        if self.waiters > 0, let room = self.room {
+        if self.waiters > 0 {
+            self.wakeEveryWaiter()
+        }
+    }
+
+    /// The waiting producers' condition, and the room signals' waits.
+    @usableFromInline
+    func wakeEveryWaiter() {
+        if let room = self.room {
             _sks_cond_broadcast(room)
         }
+        self.waiters -= self.roomWaits.wakeAll()
+    }
+
+    /// Registers a room signal's wait (under the owner's lock), woken with
+    /// the waiting producers.
+    @usableFromInline
+    func register(_ wait: _SignalRoomWait) {
+        self.roomWaits.add(wait)
+        self.waiters += 1
     }
 }

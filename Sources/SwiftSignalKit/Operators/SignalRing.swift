@@ -71,7 +71,8 @@ struct _SignalRing<Element> {
     /// of a growing ring (Swift W7b).
     @inlinable @inline(never)
     mutating func grow() {
-        let slots = Swift.min(self.capacity, Swift.max(16, self.slots &* 2))
+        // Beyond the capacity only by `overfill`, one slot at a time.
+        let slots = Swift.max(self.count + 1, Swift.min(self.capacity, Swift.max(16, self.slots &* 2)))
         let storage = UnsafeMutablePointer<Element>.allocate(capacity: slots)
         if let old = self.storage {
             let first = Swift.min(self.count, self.slots - self.head)
@@ -82,6 +83,23 @@ struct _SignalRing<Element> {
         self.storage = storage
         self.slots = slots
         self.head = 0
+    }
+
+    /// Appends `element` to a full ring, beyond its capacity: a put made
+    /// without waiting for room (`withoutWaitingForRoom`), of the block
+    /// policy only. The ring stays full (`isFull`) until its count is
+    /// below the capacity again.
+    @inlinable @inline(never)
+    mutating func overfill(_ element: consuming Element) {
+        if self.count == self.slots {
+            self.grow()
+        }
+        var index = self.head + self.count
+        if index >= self.slots {
+            index -= self.slots
+        }
+        self.storage.unsafelyUnwrapped.advanced(by: index).initialize(to: element)
+        self.count += 1
     }
 
     /// Removes and returns the first element; the ring must not be empty.

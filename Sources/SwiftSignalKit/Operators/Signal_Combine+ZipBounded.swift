@@ -128,6 +128,14 @@ final class _ZipBoundedState<T, E>: @unchecked Sendable {
                         return self.failLocked(value, .wouldDeadlock)
                     }
                 }
+                if let scope = _SignalNoWaitScope.current {
+                    // A put that never waits: the value beyond the capacity
+                    // (the queue is full: it counts in `nonEmpty` already).
+                    self.queues[index].overfill(value)
+                    self.mutex.unlock()
+                    scope.filled(self, index)
+                    return .none
+                }
                 self.limit.waitForRoom(self.mutex)
                 // Decide again: room, a failure, or the end.
             }
@@ -270,5 +278,20 @@ public func zip<T1, T2, E>(_ s1: Signal<T1, E>, _ s2: Signal<T2, E>, capacity: I
             preconditionFailure("zip's inputs are in order")
         }
         return (a, b)
+    }
+}
+
+extension _ZipBoundedState: _SignalRoomPlace {
+    /// Room as a waiting producer of input `index` sees it (`put`).
+    @usableFromInline
+    func hasRoom(_ index: Int, orRegisters wait: _SignalRoomWait) -> Bool {
+        self.mutex.lock()
+        guard self.queues[index].isFull && !self.disposed && !self.failed else {
+            self.mutex.unlock()
+            return true
+        }
+        self.limit.register(wait)
+        self.mutex.unlock()
+        return false
     }
 }

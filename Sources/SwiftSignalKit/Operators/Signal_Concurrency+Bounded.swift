@@ -187,6 +187,13 @@ final class _SignalBoundedValuesState<T, E: Error>: @unchecked Sendable {
                     self.fail(value, .wouldDeadlock)
                     return
                 }
+                if let scope = _SignalNoWaitScope.current {
+                    // A put that never waits: the value beyond the capacity.
+                    self.ring.overfill(value)
+                    self.mutex.unlock()
+                    scope.filled(self, 0)
+                    return
+                }
                 self.limit.waitForRoom(self.mutex)
             }
         }
@@ -286,5 +293,19 @@ public extension Signal where E: Error {
     /// task at a time.
     func values(capacity: Int, overflow: SignalOverflow<E>, onDrop: ((T, Int) -> Void)? = nil) -> SignalBoundedValues<T, E> {
         return SignalBoundedValues(signal: self, capacity: capacity, overflow: overflow, onDrop: onDrop)
+    }
+}
+
+extension _SignalBoundedValuesState: _SignalRoomPlace {
+    /// Room as a waiting producer sees it (`put`).
+    func hasRoom(_ index: Int, orRegisters wait: _SignalRoomWait) -> Bool {
+        self.mutex.lock()
+        guard self.ring.isFull && !self.disposedByReader && !self.closed else {
+            self.mutex.unlock()
+            return true
+        }
+        self.limit.register(wait)
+        self.mutex.unlock()
+        return false
     }
 }

@@ -213,6 +213,13 @@ final class _MergeMapState<T, R, E>: Disposable, @unchecked Sendable {
                     self.failLocked(value, limit, .wouldDeadlock)
                     return
                 }
+                if let scope = _SignalNoWaitScope.current {
+                    // A put that never waits: the value beyond the capacity.
+                    self.waiting.overfill(value)
+                    self.driveIfIdle()
+                    scope.filled(self, 0)
+                    return
+                }
                 limit.waitForRoom(self.mutex)
             }
         }
@@ -379,5 +386,20 @@ final class _MergeMapInner<T, R, E>: @unchecked Sendable {
         self.state = state
         self.subscriber = subscriber
         self.slot = slot
+    }
+}
+
+extension _MergeMapState: _SignalRoomPlace {
+    /// Room as a waiting producer sees it (`enqueueBounded`).
+    @usableFromInline
+    func hasRoom(_ index: Int, orRegisters wait: _SignalRoomWait) -> Bool {
+        self.mutex.lock()
+        guard let limit = self.limit, self.waiting.isFull && !self.finished && !self.overflowed else {
+            self.mutex.unlock()
+            return true
+        }
+        limit.register(wait)
+        self.mutex.unlock()
+        return false
     }
 }

@@ -231,6 +231,13 @@ final class _SignalBoundedWindow<T, E>: @unchecked Sendable {
                 if self.queue.isHostDrained || self.queue.virtualTimeExecutor != nil {
                     return self.failLocked(value, .cannotWaitForQueue)
                 }
+                if let scope = _SignalNoWaitScope.current {
+                    // A put that never waits: the value beyond the capacity.
+                    self.ring.overfill(value)
+                    self.mutex.unlock()
+                    scope.filled(self, 0)
+                    return nil
+                }
                 self.limit.waitForRoom(self.mutex)
             }
         }
@@ -457,5 +464,19 @@ final class _SignalBuffer<T>: @unchecked Sendable {
         self.values = []
         self.mutex.unlock()
         return values
+    }
+}
+
+extension _SignalBoundedWindow: _SignalRoomPlace {
+    /// Room as a waiting producer sees it (`append`).
+    func hasRoom(_ index: Int, orRegisters wait: _SignalRoomWait) -> Bool {
+        self.mutex.lock()
+        guard self.ring.isFull && !self.disposed && !self.failed else {
+            self.mutex.unlock()
+            return true
+        }
+        self.limit.register(wait)
+        self.mutex.unlock()
+        return false
     }
 }

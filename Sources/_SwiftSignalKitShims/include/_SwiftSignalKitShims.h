@@ -100,6 +100,11 @@ void _sks_hold_exit(_sks_hold *hold);
  * compared only when nonzero) through a record of `_sks_hold_enter`. */
 int _sks_holds(uintptr_t token, const void *specific, const void *host);
 
+/* The calling thread's innermost scope of puts that never wait for room
+ * (`_SignalNoWaitScope` in the Swift core), or NULL. */
+void *_sks_nowait_scope(void);
+void _sks_set_nowait_scope(void *scope);
+
 /* The host-drained queue the calling thread is draining, or NULL. */
 void *_sks_current_host_queue(void);
 void _sks_set_current_host_queue(void *queue);

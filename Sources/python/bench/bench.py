@@ -259,6 +259,40 @@ def asyncio_rx(n):
     return asyncio.run(main())
 
 
+# 7. put_async where nothing waits (issue 54): a plain subscriber; against
+# an asyncio.Queue's put and get (RxPY has no awaitable put).
+
+def put_async_ours(n):
+    async def main():
+        pipe = sk.Pipe()
+        count = [0]
+
+        def seen(value):
+            count[0] += 1
+
+        subscription = pipe.signal().subscribe(seen)
+        start = time.perf_counter()
+        for value in range(n):
+            await pipe.put_async(value)
+        seconds = time.perf_counter() - start
+        assert count[0] == n
+        subscription.dispose()
+        pipe.close()
+        return seconds / n
+    return asyncio.run(main())
+
+
+def put_async_asyncio_queue(n):
+    async def main():
+        queue = asyncio.Queue()
+        start = time.perf_counter()
+        for value in range(n):
+            await queue.put(value)
+            await queue.get()
+        return (time.perf_counter() - start) / n
+    return asyncio.run(main())
+
+
 # 8. scan (issue 41): a running sum from 0 into a plain subscriber, over
 #    from_iterable (the issue's "scan over 1M values") and over a pipe (the
 #    issue's shape: a pipe, one operator, a plain subscriber).
@@ -541,6 +575,8 @@ def main():
          lambda: memory("ours", count(20_000)), lambda: memory("rx", count(20_000))),
         ("asyncio: values from a worker thread onto the loop", "us/value",
          lambda: asyncio_ours(count(10_000)), lambda: asyncio_rx(count(10_000))),
+        ("put_async, nothing waits, a plain subscriber (other column: an asyncio.Queue put and get)", "us/value",
+         lambda: put_async_ours(count(20_000)), lambda: put_async_asyncio_queue(count(20_000))),
         ("native stages: hot puts, labs (C), distinct, last", "us/event",
          lambda: native_ours(count(200_000)), lambda: native_rx(count(200_000))),
         ("scan: from_iterable, a running sum, a plain subscriber", "us/value",

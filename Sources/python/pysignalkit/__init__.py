@@ -27,9 +27,9 @@ asyncio may be called); elsewhere the library's concurrent queue, whose
 threads run no loop. `await signal`
 gives its first value (so `await s.first()`, `await s.last()`), `async for
 value in signal` its values, both delivered on the loop's thread. `await
-pipe.put_async(value)` puts from a thread of the pipe's own, so that a put
-waiting for room (a bounded consumer with overflow "block") does not hold
-the loop: the callbacks it runs before a deliver_on run on that thread.
+pipe.put_async(value)` puts without ever waiting for room: a bounded
+consumer with overflow "block" that is full takes the value beyond its
+capacity, and the await ends once it has room again, the loop going on.
 
 Fusion. A chain of Python map / filter / tap stages is composed: each event
 crosses from C into Python once for the whole chain (and once more into the

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import collections
 import concurrent.futures
-import threading
 import weakref
 from typing import (TYPE_CHECKING, Any, AsyncIterable, Callable, Generator, Generic, List, Optional, Tuple, TypeVar,
                     Union)
@@ -119,72 +118,6 @@ async def first_value(signal: "_SignalCore[T]") -> T:
     finally:
         subscription.dispose()
         subscription.close()
-
-
-class _Puts:
-    """A pipe's puts for Pipe.put_async: each put runs, in the order the
-    puts were asked for, on a daemon thread of this object's own (the
-    library may make it wait there for room in a bounded consumer with the
-    block policy, which the event loop must not do), and completes a
-    concurrent future that the awaiting coroutine watches. The thread
-    starts with the first put and ends once none has come for
-    IDLE_SECONDS; a daemon, so that a put waiting for room never holds up
-    the interpreter's exit (a ThreadPoolExecutor's threads are joined
-    there, and by asyncio.run's end).
-
-    A put whose future was cancelled before it began (the awaiting task
-    cancelled) is not made; one that began is made to its end. Each job
-    holds the pipe's put (a bound method: the pipe itself) until it ran."""
-
-    IDLE_SECONDS = 1.0
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._more = threading.Condition(self._lock)
-        self._jobs: "collections.deque[Tuple[Callable[[Any], None], Any, concurrent.futures.Future[None]]]" = \
-            collections.deque()
-        self._running = False
-
-    def submit(self, put: Callable[[Any], None], value: Any) -> "concurrent.futures.Future[None]":
-        """put(value), later, on this object's thread: its future."""
-        future: "concurrent.futures.Future[None]" = concurrent.futures.Future()
-        with self._lock:
-            self._jobs.append((put, value, future))
-            if self._running:
-                self._more.notify()
-                return future
-            self._running = True
-        try:
-            threading.Thread(target=self._run, name="signalkit put_async", daemon=True).start()
-        except BaseException as error:
-            # No thread: the puts asked for meanwhile fail with this one.
-            with self._lock:
-                self._running = False
-                jobs = list(self._jobs)
-                self._jobs.clear()
-            for _, _, waiting in jobs:
-                if waiting is not future and waiting.set_running_or_notify_cancel():
-                    waiting.set_exception(error)
-            raise
-        return future
-
-    def _run(self) -> None:
-        while True:
-            with self._lock:
-                if not self._jobs:
-                    self._more.wait(self.IDLE_SECONDS)
-                    if not self._jobs:
-                        self._running = False
-                        return
-                put, value, future = self._jobs.popleft()
-            if future.set_running_or_notify_cancel():
-                try:
-                    put(value)
-                except BaseException as error:
-                    future.set_exception(error)
-                else:
-                    future.set_result(None)
-            del put, value, future  # nothing of a job outlives it
 
 
 class SignalIterator(Generic[T_co], _Uncopyable):

@@ -108,6 +108,8 @@ CORE: Dict[str, Tuple[str, ...]] = {
     "sk_signal_merge": ("int", "handle *", "handle *", "size_t"),
     "sk_signal_deliver_on": ("int", "handle *", "handle", "handle"),
     "sk_pipe_create_bounded": ("int", "handle *", "bool", "size_t", "int", "sk_drop_fn", "void *", "sk_release_fn"),
+    "sk_nowait_begin": ("int",),
+    "sk_nowait_end": ("int", "handle *"),
     "sk_signal_on_backpressure_buffer": ("int", "handle *", "handle", "size_t", "int", "sk_drop_fn", "void *", "sk_release_fn"),
     "sk_signal_deliver_on_bounded": ("int", "handle *", "handle", "handle", "size_t", "int", "sk_drop_fn", "void *", "sk_release_fn"),
     "sk_signal_zip_bounded": ("int", "handle *", "handle *", "size_t", "size_t", "int", "sk_drop_fn", "void *", "sk_release_fn"),

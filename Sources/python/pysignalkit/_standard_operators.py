@@ -73,7 +73,8 @@ class _DispatchStandard(_SignalCore[T_co]):
         own thread), or a deliver_on whose queue is host-drained (such as
         asyncio_queue()). Not detected: a producer holding a lock that the
         consumer's callback needs. An asyncio producer awaits
-        Pipe.put_async, which waits for room without holding the loop."""
+        Pipe.put_async, which never waits: the loop goes on until there
+        is room."""
         size, policy = _bounded_policy("on_backpressure_buffer", capacity, overflow, on_drop)
         with _InFlight(self) as (pointer,):  # closed: ValueError before retaining anything
             return _new_signal(C.signal_on_backpressure_buffer, pointer, size, policy, *_drop_arguments(on_drop, policy))

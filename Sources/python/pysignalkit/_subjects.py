@@ -3,13 +3,13 @@ value: Pipe, Promise, ValuePromise. Above _signal: each gives a Signal."""
 
 from __future__ import annotations
 
+import concurrent.futures
 import sys
-import threading
 from ctypes import byref, c_void_p
 from typing import TYPE_CHECKING, Any, Callable, Generic, Optional, TypeVar, Union
 
-from . import _speedups
-from ._asyncio import SignalIterator, _Puts
+from . import _core, _speedups
+from ._asyncio import SignalIterator
 from ._core import C, _LazyModule, Value, _after_call, _check, _forked_error, _interrupts, _put_object, _state
 from ._handle import _call_with, _cancel_jobs, _draining, _Handle, _thread_trampoline, _Trampoline
 from ._queue import _bounded_policy, _drop_arguments
@@ -29,9 +29,23 @@ _pipe_put = C.pipe_put
 # kept: the callbacks the put runs on this thread cost no GIL switch);
 # NotImplemented for any other object, carried by reference here.
 _fast_pipe_put = _speedups.pipe_put
-# Held while a pipe's put_async thread (_Puts) is made.
-_puts_made = threading.Lock()
+_nowait_begin = _speedups.nowait_begin
+_nowait_end = _speedups.nowait_end
 
+
+def _room_future(room: int) -> "concurrent.futures.Future[None]":
+    """A future done once the room signal at `room` (+1, taken over: what
+    sk_nowait_end gave) completes: once every place its scope's puts found
+    full has room again. The completion runs on the library's room queue."""
+    future: "concurrent.futures.Future[None]" = concurrent.futures.Future()
+    future.set_running_or_notify_cancel()
+    signal: Signal[Any] = _core._signal_type(room)
+    subscription = signal.subscribe(None, None, lambda: future.set_result(None))
+    signal.close()
+    # Closed once done: here when the room was there already, else by the
+    # completion's thread.
+    future.add_done_callback(lambda _: subscription.close())
+    return future
 
 
 class Pipe(Generic[T], _Handle):
@@ -41,7 +55,7 @@ class Pipe(Generic[T], _Handle):
     object): copy.copy and copy.deepcopy return it itself; pickling raises
     TypeError."""
     _release = staticmethod(C.pipe_release)
-    _puts: Optional[_Puts] = None  # put_async's thread, made at its first call
+    _room: "Optional[concurrent.futures.Future[None]]" = None  # the room put_async's last put awaits
 
     def __init__(self, replay: bool = False, capacity: Optional[int] = None, overflow: Union[str, int, None] = None,
                  on_drop: Optional[Callable[[Any, int], object]] = None) -> None:
@@ -100,29 +114,45 @@ class Pipe(Generic[T], _Handle):
             self._exit()
 
     async def put_async(self, value: T) -> None:
-        """`await pipe.put_async(value)`: put(value) made on a thread of the
-        pipe's own, so that the event loop goes on while the put waits for
-        room in a bounded consumer with the block policy (asyncio.Queue.put's
-        idiom: the await ends once the value is in): asynchronous
-        backpressure. The puts of one pipe are made one at a time, in the
-        order of the put_async calls: a producer that awaits each put keeps
-        its order. The callbacks the put runs before a deliver_on (the
-        subscribers of signal(), its stages) run on that thread, not the
-        loop's. put()'s exceptions are raised here (ValueError once the
-        pipe is closed); cancelling the await before the put began leaves
-        the value out, after, the put still ends. Costs a thread switch per
-        put, each way: prefer put() where nothing waits."""
-        loop = asyncio.get_running_loop()
+        """`await pipe.put_async(value)`: put(value) made on this thread
+        without ever waiting for room (sk_nowait_begin): asynchronous
+        backpressure for an event loop. Where put() would wait for room in
+        a bounded consumer with the block policy (deliver_on(queue,
+        capacity=..., overflow="block") and the other bounded places), this
+        put leaves the value there beyond the capacity, and the await ends
+        once the place has room again, the loop going on meanwhile
+        (asyncio.Queue.put's idiom, the value in first): each place holds
+        at most its capacity plus one value per producer putting this way.
+        Where nothing would wait, it costs a put() and returns at once.
+
+        The puts of one pipe's put_async calls are made one at a time: a
+        call waits until the room an earlier one awaits is there, then
+        puts, so a producer that awaits each put keeps its order, and so do
+        the calls of one loop. The callbacks the put runs before a
+        deliver_on (the subscribers of signal(), its stages) run on this
+        thread, as put()'s. put()'s exceptions are raised here (ValueError
+        once the pipe is closed); cancelling the await before the put was
+        made (while an earlier call's room is awaited) leaves the value
+        out; after, the value is in."""
+        asyncio.get_running_loop()  # RuntimeError outside a running loop, as asyncio's own awaitables
         self.pointer  # closed: ValueError now
         if _state.forked:
             raise _forked_error()
-        puts = self._puts
-        if puts is None:
-            with _puts_made:  # one thread per pipe, also when two threads make its first put_async at once
-                puts = self._puts
-                if puts is None:
-                    puts = self._puts = _Puts()
-        await asyncio.wrap_future(puts.submit(self.put, value), loop=loop)
+        while True:
+            earlier = self._room
+            if earlier is None or earlier.done():
+                break
+            await asyncio.wrap_future(earlier)
+        future = None
+        _nowait_begin()
+        try:
+            self.put(value)
+        finally:
+            room = _nowait_end()
+            if room is not None:
+                future = self._room = _room_future(room)
+        if future is not None:
+            await asyncio.wrap_future(future)
 
     def signal(self) -> Signal[T]:
         """The signal of the values put from now on (and, once the pipe

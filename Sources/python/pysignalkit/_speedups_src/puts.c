@@ -3,7 +3,8 @@
  * values of the library's own kinds (values.c, object_value):
  * NotImplemented for any other object, which the package carries by
  * reference through its ctypes path; and the count of the signals with the
- * block policy (block_places), while any of which a put lets the GIL go.
+ * block policy (block_places), while any of which a put lets the GIL go;
+ * and Pipe.put_async's scope (nowait_begin, nowait_end).
  * The put itself, put_value, which every put runs (these, from_iterable's
  * loop in iterable.c, Pipe.put in pipe.c), is inline in speedups.h.
  */
@@ -86,7 +87,37 @@ static PyObject *block_places_count(PyObject *self, PyObject *unused)
     return PyLong_FromLong(atomic_load(&block_places));
 }
 
+/* nowait_begin(): sk_nowait_begin(), the scope of Pipe.put_async's put
+ * (which never waits for room). */
+static PyObject *nowait_begin(PyObject *self, PyObject *unused)
+{
+    (void)self;
+    (void)unused;
+    (void)sk_nowait_begin(); /* always SK_OK */
+    Py_RETURN_NONE;
+}
+
+/* nowait_end() -> the address of the scope's room signal (+1), or None
+ * when no put of the scope found a full place (sk_nowait_end). */
+static PyObject *nowait_end(PyObject *self, PyObject *unused)
+{
+    (void)self;
+    (void)unused;
+    sk_signal *room = NULL;
+    int status = sk_nowait_end(&room);
+    if (status != SK_OK) {
+        PyErr_Format(PyExc_RuntimeError, "signalkit: %s", sk_last_error_message());
+        return NULL;
+    }
+    if (room == NULL)
+        Py_RETURN_NONE;
+    return PyLong_FromVoidPtr(room);
+}
+
 static PyMethodDef methods[] = {
+    {"nowait_begin", nowait_begin, METH_NOARGS, "nowait_begin(): sk_nowait_begin()."},
+    {"nowait_end", nowait_end, METH_NOARGS,
+     "nowait_end() -> the room signal's address (+1), or None (sk_nowait_end)."},
     {"pipe_put", pipe_put, METH_VARARGS, "pipe_put(pipe, value) -> status, or NotImplemented."},
     {"subscriber_put_next", subscriber_put_next, METH_VARARGS,
      "subscriber_put_next(subscriber, value) -> status, or NotImplemented."},

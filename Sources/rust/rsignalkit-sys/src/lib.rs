@@ -545,6 +545,10 @@ extern "C" {
     pub fn sk_signal_deliver_on(out: *mut *mut sk_signal, signal: *mut sk_signal, queue: *mut sk_queue) -> c_int;
     /// Creates a pipe whose values put from inside its own callbacks wait in a queue of at most `capacity` values per delivering thread.
     pub fn sk_pipe_create_bounded(out: *mut *mut sk_pipe, replay: bool, capacity: usize, overflow: sk_overflow, on_drop: sk_drop_fn, ctx: *mut c_void, release: sk_release_fn) -> c_int;
+    /// Begins a scope in which the calling thread's puts never wait for room: for an event loop, whose thread must not block.
+    pub fn sk_nowait_begin() -> c_int;
+    /// Ends the calling thread's innermost sk_nowait_begin() scope.
+    pub fn sk_nowait_end(room: *mut *mut sk_signal) -> c_int;
     /// The values one at a time, at most `capacity` of them waiting while a delivery is in progress, `overflow` deciding about the next (RxJava's onBackpressureBuffer).
     pub fn sk_signal_on_backpressure_buffer(out: *mut *mut sk_signal, signal: *mut sk_signal, capacity: usize, overflow: sk_overflow, on_drop: sk_drop_fn, ctx: *mut c_void, release: sk_release_fn) -> c_int;
     /// sk_signal_deliver_on() with at most `capacity` values waiting for the queue, `overflow` deciding about the next: the memory a slow consumer makes its producer hold is bounded.

@@ -1,0 +1,245 @@
+import XCTest
+import Dispatch
+import SwiftSignalKit
+import SwiftSignalKitTestSupport
+
+/// `withoutWaitingForRoom`: a put into a full bounded place of the block
+/// policy leaves its value beyond the capacity instead of waiting, and the
+/// room signal completes once the place has room again; one table over
+/// every bounded place that can wait.
+final class Signal_RoomTests: XCTestCase {
+    /// One bounded place, stalled until `open`: the operator between the
+    /// pipe and the subscriber, what stalls its consumer, and what lets it
+    /// go on.
+    struct Place: @unchecked Sendable {
+        let name: String
+        let capacity: Int
+        /// The signal to subscribe to, over the pipe's; the values it
+        /// delivers, in order, to `deliver`.
+        let make: (Signal<Held, SignalOverflowError>, Gate) -> Signal<[Int], SignalOverflowError>
+        /// Puts made before the stalled puts (from another thread: a
+        /// delivery on the putting thread may be what stalls).
+        let prime: (ValuePipe<Held>, Gate) -> Void
+        /// Makes room (the values waiting flow) once the gate is open.
+        let release: (Gate) -> Void
+        /// The most values alive at once beyond the place's capacity and
+        /// the one beyond it: those being delivered, the one just made,
+        /// the stalling one.
+        var inFlight = 3
+    }
+
+    /// A gate that, once open, stays open; `stalled` counts the callers
+    /// that waited on it while it was shut.
+    final class Gate: @unchecked Sendable {
+        let semaphore = DispatchSemaphore(value: 0)
+        let entered = DispatchSemaphore(value: 0)
+        let other = ValuePipe<Held>()
+
+        func pass() {
+            self.entered.signal()
+            self.semaphore.wait()
+            self.semaphore.signal()
+        }
+
+        func open() {
+            self.semaphore.signal()
+        }
+    }
+
+    static var places: [Place] { [
+        Place(name: "deliverOn", capacity: 4, make: { signal, gate in
+            let queue = Queue(name: "room.deliverOn")
+            queue.async { gate.pass() }
+            return signal |> deliverOn(queue, capacity: 4, overflow: .block) |> map { [$0.payload] }
+        }, prime: { _, gate in gate.entered.wait() }, release: { _ in }),
+        Place(name: "onBackpressureBuffer", capacity: 4, make: { signal, gate in
+            return signal |> onBackpressureBuffer(capacity: 4, overflow: .block) |> map { value in
+                if value.payload == -1 {
+                    gate.pass()
+                }
+                return [value.payload]
+            }
+        }, prime: { pipe, gate in
+            // The delivery of -1, on a thread of its own, stalls.
+            DispatchQueue.global().async { pipe.putNext(Held(-1)) }
+            gate.entered.wait()
+        }, release: { _ in }),
+        Place(name: "mergeMap", capacity: 4, make: { signal, gate in
+            let queue = Queue(name: "room.mergeMap")
+            queue.async { gate.pass() }
+            return signal |> mergeMap(maxConcurrent: 1, capacity: 4, overflow: .block) { value in
+                let payload = value.payload
+                return Signal<[Int], SignalOverflowError> { subscriber in
+                    queue.async {
+                        subscriber.putNext([payload])
+                        subscriber.putCompletion()
+                    }
+                    return EmptyDisposable
+                }
+            }
+        }, prime: { _, gate in gate.entered.wait() }, release: { _ in }),
+        Place(name: "buffer(timeSpan:)", capacity: 4, make: { signal, gate in
+            let queue = Queue(name: "room.buffer")
+            queue.async { gate.pass() }
+            return signal |> buffer(timeSpan: 0.001, queue: queue, capacity: 4, overflow: .block) |> map { $0.map { $0.payload } }
+        }, prime: { _, gate in gate.entered.wait() }, release: { _ in }, inFlight: 4 + 1 + 1),
+        Place(name: "zip", capacity: 4, make: { signal, gate in
+            return zip(signal, gate.other.signal() |> castError(SignalOverflowError.self), capacity: 4, overflow: .block) |> map { [$0.0.payload] }
+        }, prime: { _, _ in }, release: { gate in
+            // The other input's values make room (one pair each).
+            DispatchQueue.global().async {
+                for value in 0 ..< 64 {
+                    gate.other.putNext(Held(value))
+                }
+            }
+        }),
+    ] }
+
+    override func tearDown() {
+        XCTAssertEqual(Held.live, 0, "every value is released")
+        super.tearDown()
+    }
+
+    /// A producer that puts each value without waiting and waits for each
+    /// room signal's completion before its next put: no put waits (the
+    /// producer runs while the consumer is stalled), the first room signal
+    /// comes with the value after the capacity and completes only once the
+    /// consumer goes on, the place holds at most its capacity and the one
+    /// value beyond it, and every value arrives once, in order.
+    func testAPutWithoutWaitingFillsBeyondTheCapacityByOneAndItsRoomSignalCompletesWithRoom() {
+        for place in Self.places {
+            let gate = Gate()
+            let pipe = ValuePipe<Held>()
+            let lock = Lock()
+            var delivered: [Int] = []
+            var failure: SignalOverflowError?
+            let total = 64
+            let last = DispatchSemaphore(value: 0)
+            let disposable = place.make(pipe.signal() |> castError(SignalOverflowError.self), gate).start(next: { values in
+                lock.locked { delivered.append(contentsOf: values) }
+                if values.contains(total - 1) {
+                    last.signal()
+                }
+            }, error: { error in lock.locked { failure = error }; last.signal() })
+            place.prime(pipe, gate)
+            let produced = DispatchSemaphore(value: 0)
+            let firstRoomAt = Atomic<Int>(value: -1)
+            let completedEarly = Atomic<Bool>(value: false)
+            let mostHeld = Atomic<Int>(value: 0)
+            DispatchQueue.global().async {
+                for value in 0 ..< total {
+                    let (_, room) = withoutWaitingForRoom {
+                        pipe.putNext(Held(value))
+                    }
+                    _ = mostHeld.modify { Swift.max($0, Held.live) }
+                    guard let room else {
+                        continue
+                    }
+                    let completed = DispatchSemaphore(value: 0)
+                    let first = firstRoomAt.with { $0 } < 0
+                    let wait = room.start(completed: { completed.signal() })
+                    if first {
+                        _ = firstRoomAt.swap(value)
+                        // The consumer is stalled: no room yet.
+                        if completed.wait(timeout: .now()) == .success {
+                            _ = completedEarly.swap(true)
+                            completed.signal()
+                        }
+                        gate.open()
+                        place.release(gate)
+                    }
+                    if completed.wait(timeout: .now() + 30) != .success {
+                        XCTFail("\(place.name): the room signal never completed")
+                        break
+                    }
+                    wait.dispose()
+                }
+                produced.signal()
+            }
+            if produced.wait(timeout: .now() + 60) != .success {
+                XCTFail("\(place.name): a put waited for room")
+                gate.open()
+                place.release(gate)
+                produced.wait()
+            }
+            gate.open()
+            let expected = Array(0 ..< total)
+            XCTAssertEqual(last.wait(timeout: .now() + 30), .success, "\(place.name): the last value arrived")
+            disposable.dispose()
+            var got: [Int] = []
+            var failed: SignalOverflowError?
+            lock.locked {
+                got = delivered.filter { $0 >= 0 }
+                failed = failure
+            }
+            XCTAssertNil(failed, place.name)
+            XCTAssertEqual(got, expected, "\(place.name): every value once, in order")
+            let at = firstRoomAt.with { $0 }
+            XCTAssertGreaterThanOrEqual(at, place.capacity - 1, "\(place.name): the first room signal came before the place was full")
+            XCTAssertLessThanOrEqual(at, place.capacity + 1, "\(place.name): a room signal came with the value after the capacity")
+            XCTAssertFalse(completedEarly.with { $0 }, "\(place.name): the room signal completed while the consumer was stalled")
+            XCTAssertLessThanOrEqual(mostHeld.with { $0 }, place.capacity + 1 + place.inFlight, place.name)
+        }
+    }
+
+    /// The consumer disposed while a room signal waits: the place ends,
+    /// nothing is left to wait for, and the room signal completes (once
+    /// the stalled drain runs and finds the subscription ended, as a
+    /// waiting producer is woken) without the values being delivered.
+    func testARoomSignalCompletesWhenItsPlaceEnds() {
+        let queue = Queue(name: "room.end")
+        let gate = Gate()
+        queue.async { gate.pass() }
+        gate.entered.wait()
+        let pipe = ValuePipe<Held>()
+        let delivered = Atomic<Int>(value: 0)
+        let disposable = (pipe.signal() |> castError(SignalOverflowError.self) |> deliverOn(queue, capacity: 2, overflow: .block)).start(next: { _ in
+            _ = delivered.modify { $0 + 1 }
+        })
+        var room: Signal<Never, NoError>?
+        for value in 0 ..< 3 {
+            room = withoutWaitingForRoom { pipe.putNext(Held(value)) }.room
+        }
+        guard let room else {
+            XCTFail("the third put filled the place beyond its capacity")
+            gate.open()
+            return
+        }
+        let completed = DispatchSemaphore(value: 0)
+        let wait = room.start(completed: { completed.signal() })
+        XCTAssertEqual(completed.wait(timeout: .now()), .timedOut, "no room while the consumer is stalled")
+        disposable.dispose()
+        gate.open()
+        XCTAssertEqual(completed.wait(timeout: .now() + 30), .success, "the room signal completed")
+        queue.sync {}
+        XCTAssertEqual(delivered.with { $0 }, 0, "nothing delivered after the dispose")
+        wait.dispose()
+    }
+
+    /// Scopes nest: an inner scope's room signal names the places of its
+    /// own puts only, and the outer scope goes on after it ends.
+    func testScopesNest() {
+        let queue = Queue(name: "room.nest")
+        let gate = Gate()
+        queue.async { gate.pass() }
+        gate.entered.wait()
+        let pipe = ValuePipe<Held>()
+        let disposable = (pipe.signal() |> castError(SignalOverflowError.self) |> deliverOn(queue, capacity: 1, overflow: .block)).start()
+        let outer = withoutWaitingForRoom { () -> Signal<Never, NoError>? in
+            pipe.putNext(Held(0))
+            let inner = withoutWaitingForRoom { pipe.putNext(Held(1)) }.room
+            pipe.putNext(Held(2))
+            return inner
+        }
+        XCTAssertNotNil(outer.result, "the inner scope's put filled the place")
+        XCTAssertNotNil(outer.room, "the outer scope's put after the inner scope filled it too")
+        XCTAssertNil(withoutWaitingForRoom { () -> Void in }.room, "a scope without puts has nothing to wait for")
+        gate.open()
+        let completed = DispatchSemaphore(value: 0)
+        let wait = outer.room?.start(completed: { completed.signal() })
+        XCTAssertEqual(completed.wait(timeout: .now() + 30), .success)
+        wait?.dispose()
+        disposable.dispose()
+        queue.sync {}
+    }
+}
