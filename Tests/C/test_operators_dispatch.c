@@ -620,6 +620,7 @@ Test(operators_dispatch, a_put_without_waiting_leaves_its_value_beyond_the_capac
     cr_expect(!rec_terminated(&waited, NULL), "no room while the consumer is stalled");
     gate_open(&s.open);
     cr_assert(recorder_wait_terminated(&waited), "the room signal completed once the consumer went on");
+    cr_assert(recorder_wait_release(&waited), "its observer was released");
     recorder_expect(&waited, "cr", NULL, 0);
     recorder_finish(&waited, wait);
     cr_assert(recorder_wait_nexts(&values, 3));
@@ -647,4 +648,72 @@ Test(operators_dispatch, nowait_end_without_a_scope_or_with_null_says_so, .timeo
     SK_OK_OR_FAIL(sk_nowait_end(&room));
     cr_expect_null(room, "a scope without puts: nothing to wait for");
     cr_expect_eq(sk_nowait_end(&room), SK_ERR_UNSUPPORTED, "both scopes were ended");
+}
+
+/* Abandonment with a room signal waiting: its place (a deliver_on_bounded
+ * of capacity 2 whose queue is stalled, SK_OVERFLOW_BLOCK, five values put
+ * without waiting) and the room signal's own subscription; the five handles
+ * (the subscription, the bounded signal with its source, the pipe, the room
+ * signal, the room's subscription) released in each of their 120 orders,
+ * none disposed, then the queue let go: the place is freed once its drain
+ * ends (the room signal does not keep it alive), the room signal completes
+ * (a freed place has nothing to wait for), its observer is released once,
+ * and nothing is left alive. */
+Test(operators_dispatch, room_signals_and_their_places_released_in_every_order_while_waiting, .timeout = 2 * SK_TEST_TIMEOUT) {
+    int order[5] = {0, 1, 2, 3, 4};
+    int orders = 0;
+    do {
+        sk_queue *queue = NULL;
+        SK_OK_OR_FAIL(sk_queue_create(&queue, "nowait.abandon"));
+        gate g;
+        gate_init(&g);
+        SK_OK_OR_FAIL(sk_queue_async(queue, wait_for_gate, &g, NULL));
+        sk_pipe *pipe = NULL;
+        sk_signal *signal = NULL, *bounded = NULL, *room = NULL;
+        SK_OK_OR_FAIL(sk_pipe_create(&pipe, false));
+        SK_OK_OR_FAIL(sk_pipe_signal(&signal, pipe));
+        SK_OK_OR_FAIL(sk_signal_deliver_on_bounded(&bounded, signal, queue, 2, SK_OVERFLOW_BLOCK, NULL, NULL, NULL));
+        sk_observer observer = {0};
+        sk_disposable *subscription = NULL;
+        SK_OK_OR_FAIL(sk_signal_start(&subscription, bounded, &observer));
+        for (int i = 0; i < 5; i++) {
+            sk_signal *scope_room = NULL;
+            SK_OK_OR_FAIL(sk_nowait_begin());
+            sk_value v = string_value("waiting");
+            SK_OK_OR_FAIL(sk_pipe_put(pipe, &v));
+            sk_value_release(&v);
+            SK_OK_OR_FAIL(sk_nowait_end(&scope_room));
+            if (scope_room != NULL) {
+                sk_signal_release(room);
+                room = scope_room;
+            }
+        }
+        cr_assert_not_null(room, "the puts beyond the capacity got a room signal");
+        recorder waited;
+        recorder_init(&waited);
+        sk_observer counted = recorder_observer(&waited);
+        sk_disposable *room_subscription = NULL;
+        SK_OK_OR_FAIL(sk_signal_start(&room_subscription, room, &counted));
+        cr_expect(!rec_terminated(&waited, NULL), "no room while the queue is stalled");
+        for (int step = 0; step < 5; step++) {
+            switch (order[step]) {
+            case 0: sk_disposable_release(subscription); break;
+            case 1: sk_signal_release(bounded); sk_signal_release(signal); break;
+            case 2: sk_pipe_release(pipe); break;
+            case 3: sk_signal_release(room); break;
+            case 4: sk_disposable_release(room_subscription); break;
+            }
+        }
+        gate_open(&g);
+        cr_assert(recorder_wait_release(&waited), "order %d %d %d %d %d: the room signal ended", order[0], order[1],
+                  order[2], order[3], order[4]);
+        recorder_expect(&waited, "cr", NULL, 0);
+        recorder_destroy(&waited);
+        flush_queue(queue);
+        sk_queue_release(queue);
+        gate_destroy(&g);
+        expect_no_live_objects(0);
+        orders++;
+    } while (next_permutation(order, 5));
+    cr_expect_eq(orders, 120);
 }

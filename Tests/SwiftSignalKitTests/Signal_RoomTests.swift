@@ -216,6 +216,33 @@ final class Signal_RoomTests: XCTestCase {
         wait.dispose()
     }
 
+    /// A place freed while a room signal waits on it (a zip whose leading
+    /// input filled its queue beyond the capacity, then every handle let
+    /// go, nothing disposed and nothing woken): the room signal does not
+    /// keep it alive, and completes once it is gone.
+    func testARoomSignalCompletesWhenItsPlaceIsFreed() {
+        var a: ValuePipe<Held>? = ValuePipe<Held>()
+        var b: ValuePipe<Held>? = ValuePipe<Held>()
+        var disposable: Disposable? = zip(a!.signal() |> castError(SignalOverflowError.self), b!.signal() |> castError(SignalOverflowError.self), capacity: 2, overflow: .block).start()
+        var room: Signal<Never, NoError>?
+        for value in 0 ..< 3 {
+            room = withoutWaitingForRoom { a?.putNext(Held(value)) }.room
+        }
+        guard let room else {
+            XCTFail("the third value filled the zip's queue beyond its capacity")
+            return
+        }
+        let completed = DispatchSemaphore(value: 0)
+        let wait = room.start(completed: { completed.signal() })
+        XCTAssertEqual(completed.wait(timeout: .now()), .timedOut, "no room while the other input sends nothing")
+        disposable = nil
+        a = nil
+        b = nil
+        XCTAssertEqual(completed.wait(timeout: .now() + 30), .success, "the room signal completed once its place was gone")
+        wait.dispose()
+        withExtendedLifetime(disposable) {}
+    }
+
     /// Scopes nest: an inner scope's room signal names the places of its
     /// own puts only, and the outer scope goes on after it ends.
     func testScopesNest() {

@@ -81,6 +81,9 @@
 #include "check.h"
 
 static atomic_long observers_made, observers_released, threads_running, double_releases;
+/* Room signals of puts made without waiting (sk_nowait_begin), and their
+ * completions. */
+static atomic_long rooms_made, rooms_kept, rooms_completed;
 
 /* A worker's random numbers (xorshift64*): one stream per worker. */
 typedef struct { uint64_t s; } rng;
@@ -410,13 +413,48 @@ typedef struct putter {
     uint64_t seed;
 } putter;
 
+static void room_completed(void *ctx) {
+    (void)ctx;
+    atomic_fetch_add(&rooms_completed, 1);
+}
+
+/* A put, half of them inside an sk_nowait_begin() scope: a full bounded
+ * place of the block policy then takes the value beyond its capacity, and
+ * the scope's room signal is started, its subscription disposed or not,
+ * every handle released at once (the room signal, which does not keep its
+ * places alive, must still end: its places get room, end or are freed). */
+static void put_maybe_without_waiting(sk_pipe *pipe, const sk_value *v, rng *g) {
+    if (pick(g, 2) == 0) {
+        sk_pipe_put(pipe, v);
+        return;
+    }
+    sk_signal *room = NULL;
+    CHECK(sk_nowait_begin());
+    sk_pipe_put(pipe, v);
+    CHECK(sk_nowait_end(&room));
+    if (room == NULL) {
+        return;
+    }
+    atomic_fetch_add(&rooms_made, 1);
+    sk_observer waiting = {NULL, NULL, room_completed, NULL, NULL};
+    sk_disposable *subscription = NULL;
+    CHECK(sk_signal_start(&subscription, room, &waiting));
+    if (pick(g, 2) == 0) {
+        sk_disposable_dispose(subscription);
+    } else {
+        atomic_fetch_add(&rooms_kept, 1); /* must complete */
+    }
+    sk_disposable_release(subscription);
+    sk_signal_release(room);
+}
+
 static void *put_from_thread(void *arg) {
     putter *p = arg;
     rng r = {p->seed | 1};
     for (int i = 0; i < 40; i++) {
         sk_value v;
         sk_value_set_int64(&v, i);
-        sk_pipe_put(p->pipes[pick(&r, PIPES)], &v);
+        put_maybe_without_waiting(p->pipes[pick(&r, PIPES)], &v, &r);
     }
     for (int i = 0; i < PIPES; i++) {
         sk_pipe_release(p->pipes[i]);
@@ -586,17 +624,20 @@ static void subscribe(round_state *r, rng *g) {
         int index = r->signal_count - 1 - (int)pick(g, 2 + (unsigned)(r->signal_count - 1) / 2);
         o->worker = r->worker;
         o->round = r->round;
-        o->signal = index < 0 ? 0 : index;
+        int signal = index < 0 ? 0 : index;
+        o->signal = signal;
         o->recipe = strdup(r->recipe);
         unreleased_add(o);
         sk_observer callbacks = {observer_next, NULL, NULL, o, observer_release};
         sk_disposable *subscription = NULL;
-        CHECK(sk_signal_start(&subscription, r->signals[index < 0 ? 0 : index], &callbacks));
+        CHECK(sk_signal_start(&subscription, r->signals[signal], &callbacks));
         if (o->kind == OBSERVE_DISPOSE) {
             atomic_store(&o->own, sk_disposable_retain(subscription));
         }
+        /* `o` may be freed from here on (the library may have let go of
+         * it already): only `signal` is read after. */
         observer_unref(o);
-        r->must_dispose[r->subscription_count] = r->loops[o->signal];
+        r->must_dispose[r->subscription_count] = r->loops[signal];
         r->subscriptions[r->subscription_count++] = subscription;
     }
 }
@@ -629,7 +670,7 @@ static bool feed(round_state *r, rng *g, pthread_t *thread) {
     for (int i = 0; i < 30; i++) {
         sk_value v;
         sk_value_set_int64(&v, i);
-        sk_pipe_put(r->pipes[pick(g, PIPES)], &v);
+        put_maybe_without_waiting(r->pipes[pick(g, PIPES)], &v, g);
     }
     return started;
 }
@@ -895,21 +936,27 @@ int main(int argc, char **argv) {
      * to wait on, do: Tests/C/support.c). */
     double deadline = now() + 60.0;
     while ((atomic_load(&threads_running) != 0 || atomic_load(&observers_released) != atomic_load(&observers_made) ||
-            sk_live_objects() != 0) &&
+            sk_live_objects() != 0 || atomic_load(&rooms_completed) < atomic_load(&rooms_kept)) &&
            now() < deadline) {
         sched_yield();
     }
     long live = sk_live_objects();
     long made = atomic_load(&observers_made), released = atomic_load(&observers_released);
-    printf("abandon: %ld rounds, %ld observers made, %ld released, %ld released twice, %ld objects alive\n", rounds,
-           made, released, atomic_load(&double_releases), live);
+    printf("abandon: %ld rounds, %ld observers made, %ld released, %ld released twice, %ld objects alive; "
+           "%ld room signals of puts made without waiting, %ld completed\n", rounds,
+           made, released, atomic_load(&double_releases), live, atomic_load(&rooms_made), atomic_load(&rooms_completed));
     if (live != 0) {
         sk_live_objects_print(stderr);
     }
     unreleased_print();
     bool flat = report_memory(samples, sampled);
     free(samples);
-    if (live != 0 || made != released || atomic_load(&double_releases) != 0 || !flat) {
+    long kept = atomic_load(&rooms_kept), completed = atomic_load(&rooms_completed);
+    if (completed < kept || completed > atomic_load(&rooms_made)) {
+        printf("abandon: %ld room signals were kept undisposed, %ld completed\n", kept, completed);
+    }
+    if (live != 0 || made != released || atomic_load(&double_releases) != 0 || !flat || completed < kept ||
+        completed > atomic_load(&rooms_made)) {
         printf("abandon: FAILED (seed %llu)\n", (unsigned long long)base_seed);
         return 1;
     }

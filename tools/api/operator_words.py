@@ -85,7 +85,8 @@ value dropped): a value put from inside the delivery (the consumer's
 own thread), or a deliver_on whose queue is host-drained (such as
 asyncio_queue()). Not detected: a producer holding a lock that the
 consumer's callback needs. An asyncio producer awaits
-Pipe.put_async, which waits for room without holding the loop.""",
+Pipe.put_async, which never waits: the loop goes on until there
+is room.""",
     },
     "sk_signal_before_next": {
         "doc": """Calls fn(value) before each value goes on (an exception is reported, not delivered).""",
