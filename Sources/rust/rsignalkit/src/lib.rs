@@ -59,7 +59,7 @@ pub use operators::{Overflow, TakeAction};
 pub use queue::Queue;
 pub use signal::{Disposable, Observer, Signal, Subscriber, Subscription};
 pub use stream::{Next, Ready, Room, SignalStream};
-pub use subject::{Pipe, Promise, ValuePromise};
+pub use subject::{without_waiting_for_room, Pipe, Promise, ValuePromise};
 pub use value::{AnyValue, Opaque, RawValue, Value, ValueRef};
 
 use std::ffi::CStr;

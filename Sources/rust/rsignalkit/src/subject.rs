@@ -223,3 +223,62 @@ impl<T: Value> ValuePromise<T> {
         made(status, out).unwrap_or_else(Signal::refused)
     }
 }
+
+/// Runs `f` with every put made on this thread never waiting for room
+/// (`sk_nowait_begin` in signalkit.h), and returns its result with the
+/// room signal: `None` when no put found a full place; else a signal that
+/// completes, emitting nothing, once each such place has room again (or has
+/// ended, or is gone).
+///
+/// A bounded place with [`Overflow::Block`] (`deliver_on_bounded`,
+/// `on_backpressure_buffer`, `Signal::zip_bounded`, `merge_map_bounded`,
+/// `queue_bounded`, `buffer_time_bounded`) makes a producer that finds it
+/// full wait. Inside `f`, such a put (made by `f`, or by a callback it runs
+/// on this thread) leaves its value in the place beyond the capacity
+/// instead. An async producer puts this way and awaits the room signal's
+/// end (`into_stream`, then `next().await`) before its next put: its
+/// thread never blocks, and each place holds at most its capacity plus
+/// one value per such producer. Everything else is as for a put outside:
+/// the other policies, and `Block`'s refusals ("cannot block").
+///
+/// The room signal does not keep the places alive; its completion comes on
+/// the subscribing thread when every place has room already, else on a
+/// serial queue of the library's own that all room signals share (keep
+/// the closure short). Scopes nest; a panic in `f` ends the scope (its
+/// places forgotten) and goes on.
+///
+/// Thread-safety: the scope is the calling thread's.
+///
+/// ```
+/// use rsignalkit::{without_waiting_for_room, Pipe};
+/// let pipe = Pipe::<i64>::new().unwrap();
+/// let (put, room) = without_waiting_for_room(|| pipe.put(1));
+/// put.unwrap();
+/// assert!(room.is_none()); // nothing bounded was full
+/// ```
+pub fn without_waiting_for_room<R>(f: impl FnOnce() -> R) -> (R, Option<Signal<()>>) {
+    /// Ends the scope if `f` unwinds.
+    struct Scope;
+    impl Drop for Scope {
+        fn drop(&mut self) {
+            let mut room = ptr::null_mut();
+            // Safety: this thread's scope, begun below; a room is ours.
+            unsafe {
+                sys::sk_nowait_end(&mut room);
+                sys::sk_signal_release(room);
+            }
+        }
+    }
+    // Safety: no argument; the scope is ended by `Scope` or below.
+    unsafe { sys::sk_nowait_begin() };
+    let scope = Scope;
+    let result = f();
+    std::mem::forget(scope);
+    let mut room = ptr::null_mut();
+    // Safety: this thread's scope is open (begun above); the room (+1) is
+    // adopted by the signal.
+    let status = unsafe { sys::sk_nowait_end(&mut room) };
+    debug_assert_eq!(status, sys::SK_OK);
+    let room = NonNull::new(room).map(|raw| unsafe { Signal::from_raw(raw.as_ptr()) });
+    (result, room)
+}

@@ -18,7 +18,7 @@ use std::task::{Context, Poll, Wake, Waker};
 use std::time::Duration;
 
 use common::Counted;
-use rsignalkit::{live_objects, set_failure_hook, AnyValue, Overflow, Pipe, Queue, Signal, SignalStream};
+use rsignalkit::{live_objects, set_failure_hook, without_waiting_for_room, AnyValue, Overflow, Pipe, Queue, Signal, SignalStream};
 
 struct Unpark(std::thread::Thread, AtomicBool);
 
@@ -517,5 +517,68 @@ fn a_capacity_of_zero_is_refused() {
     let error = Signal::single(1i64).into_stream_bounded(0, Overflow::Latest).err().unwrap();
     assert_eq!(error.status(), rsignalkit::sys::SK_ERR_INVALID_ARGUMENT);
     assert_eq!(error.message(), "into_stream_bounded: capacity must be at least 1");
+    assert_eq!(live_objects(), 0);
+}
+
+/// A put that never waits for room (`without_waiting_for_room`): with the
+/// consumer of a `deliver_on_bounded` of capacity 2 (`Block`) stalled, the
+/// put that finds it full returns at once with a room signal, whose end an
+/// async producer awaits; it ends once the consumer goes on, and every
+/// value arrives, in order.
+#[test]
+fn a_put_without_waiting_for_room_returns_a_room_signal_that_ends_with_room() {
+    let _serial = common::serial();
+    let queue = Queue::serial("room").unwrap();
+    let (entered_tx, entered_rx) = channel();
+    let (open_tx, open_rx) = channel::<()>();
+    queue
+        .run(move || {
+            entered_tx.send(()).unwrap();
+            open_rx.recv_timeout(Duration::from_secs(60)).unwrap();
+        })
+        .unwrap();
+    entered_rx.recv_timeout(Duration::from_secs(10)).unwrap();
+    let pipe = Pipe::<i64>::new().unwrap();
+    let got = Arc::new(Mutex::new(Vec::new()));
+    let seen = got.clone();
+    let (done_tx, done_rx) = channel();
+    let subscription = pipe
+        .signal()
+        .deliver_on_bounded(&queue, 2, Overflow::Block)
+        .subscribe(move |value| {
+            seen.lock().unwrap().push(value);
+            if value == 2 {
+                done_tx.send(()).unwrap();
+            }
+        })
+        .unwrap();
+    let mut room = None;
+    for value in 0..3 {
+        let (put, made) = without_waiting_for_room(|| pipe.put(value));
+        put.unwrap();
+        assert_eq!(made.is_some(), value == 2, "value {value}: a room signal only once the buffer is full");
+        room = made.or(room);
+    }
+    let mut ended = room.expect("a room signal").into_stream().unwrap();
+    // The consumer is stalled: no room yet.
+    let waker = Waker::from(Arc::new(Unpark(std::thread::current(), AtomicBool::new(false))));
+    let mut cx = Context::from_waker(&waker);
+    assert!(Pin::new(&mut ended.next()).poll(&mut cx).is_pending());
+    open_tx.send(()).unwrap();
+    assert!(block_on(ended.next()).is_none(), "the room signal ends (completes) once there is room");
+    done_rx.recv_timeout(Duration::from_secs(10)).unwrap();
+    assert_eq!(*got.lock().unwrap(), vec![0, 1, 2]);
+    drop(subscription);
+    drop(ended);
+    drop(pipe);
+    queue.sync(|| ()).unwrap();
+    drop(queue);
+    // The room subscription's release runs on the room queue after its
+    // completion: no event to wait on, so a deadline (as the C suite's
+    // wait for the count).
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while live_objects() != 0 && std::time::Instant::now() < deadline {
+        std::thread::yield_now();
+    }
     assert_eq!(live_objects(), 0);
 }
