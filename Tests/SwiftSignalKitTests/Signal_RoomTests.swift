@@ -243,6 +243,64 @@ final class Signal_RoomTests: XCTestCase {
         withExtendedLifetime(disposable) {}
     }
 
+    /// `values(capacity:overflow: .block)`, the reader's ring: a producer
+    /// on another thread puts without waiting while the reader sits on its
+    /// first value; the put after the capacity returns a room signal, which
+    /// completes once the reader reads on; every value arrives in order.
+    func testARoomSignalOfTheReadersRingCompletesWhenTheReaderReadsOn() async throws {
+        let capacity = 2
+        let pipe = ValuePipe<Int>()
+        let subscribed = DispatchSemaphore(value: 0)
+        let source = Signal<Int, SignalOverflowError> { subscriber in
+            let disposable = pipe.signal().start(next: { subscriber.putNext($0) }, completed: { subscriber.putCompletion() })
+            subscribed.signal()
+            return disposable
+        }
+        var iterator = source.values(capacity: capacity, overflow: .block).makeAsyncIterator()
+        let roomAt = Atomic<Int>(value: -1)
+        let completedEarly = Atomic<Bool>(value: false)
+        let roomCompleted = Atomic<Bool>(value: false)
+        let filled = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            subscribed.wait()
+            var room: Signal<Never, NoError>?
+            for value in 0 ..< capacity + 2 {
+                if let made = withoutWaitingForRoom({ pipe.putNext(value) }).room {
+                    _ = roomAt.swap(value)
+                    room = made
+                }
+            }
+            let completed = DispatchSemaphore(value: 0)
+            let wait = room?.start(completed: { completed.signal() })
+            _ = completedEarly.swap(completed.wait(timeout: .now()) == .success)
+            filled.signal()
+            _ = roomCompleted.swap(completed.wait(timeout: .now() + 30) == .success)
+            wait?.dispose()
+            pipe.putCompletion()
+        }
+        var got: [Int] = []
+        if let first = try await iterator.next() {
+            got.append(first)
+        }
+        // The reader sits on its first value until the producer filled the ring.
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            DispatchQueue.global().async {
+                filled.wait()
+                continuation.resume()
+            }
+        }
+        while let value = try await iterator.next() {
+            got.append(value)
+        }
+        XCTAssertEqual(got, Array(0 ..< capacity + 2))
+        // 0 went to the waiting reader (or, put before the reader waited,
+        // into the ring), the next ones filled the ring, the last went
+        // beyond it.
+        XCTAssertTrue([capacity, capacity + 1].contains(roomAt.with { $0 }), "room signal at \(roomAt.with { $0 })")
+        XCTAssertFalse(completedEarly.with { $0 }, "no room while the reader sat")
+        XCTAssertTrue(roomCompleted.with { $0 }, "the room signal completed once the reader read on")
+    }
+
     /// Scopes nest: an inner scope's room signal names the places of its
     /// own puts only, and the outer scope goes on after it ends.
     func testScopesNest() {
