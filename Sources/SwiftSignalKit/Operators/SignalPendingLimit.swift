@@ -114,11 +114,17 @@ final class _SignalPendingLimit<T, E>: @unchecked Sendable {
         self.waiters -= self.roomWaits.wakeAll()
     }
 
-    /// Registers a room signal's wait (under the owner's lock), woken with
-    /// the waiting producers.
+    /// The owner's `_SignalRoomPlace.hasRoom`, called with the owner's
+    /// `mutex` locked and `full`, what a waiting producer would see (the
+    /// ring full and the place not ended): `wait` is registered, woken with
+    /// the waiting producers, when there is no room. Unlocks.
     @usableFromInline
-    func register(_ wait: _SignalRoomWait) {
-        self.roomWaits.add(wait)
-        self.waiters += 1
+    func hasRoom(unless full: Bool, orRegisters wait: _SignalRoomWait, _ mutex: borrowing _Mutex) -> Bool {
+        if full {
+            self.roomWaits.add(wait)
+            self.waiters += 1
+        }
+        mutex.unlock()
+        return !full
     }
 }

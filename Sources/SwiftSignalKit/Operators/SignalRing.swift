@@ -49,7 +49,7 @@ struct _SignalRing<Element> {
     @inlinable
     var isFull: Bool { self.count >= self.capacity }
 
-    /// Appends `element`; the ring must not be full.
+    /// Appends `element`; the ring must not be full (but see `overfill`).
     @inlinable
     mutating func append(_ element: consuming Element) {
         if self.count == self.slots {
@@ -91,15 +91,8 @@ struct _SignalRing<Element> {
     /// below the capacity again.
     @inlinable @inline(never)
     mutating func overfill(_ element: consuming Element) {
-        if self.count == self.slots {
-            self.grow()
-        }
-        var index = self.head + self.count
-        if index >= self.slots {
-            index -= self.slots
-        }
-        self.storage.unsafelyUnwrapped.advanced(by: index).initialize(to: element)
-        self.count += 1
+        // `append`, out of line: `grow` goes past the capacity by one.
+        self.append(element)
     }
 
     /// Removes and returns the first element; the ring must not be empty.

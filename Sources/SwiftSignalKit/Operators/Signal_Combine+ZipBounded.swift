@@ -286,12 +286,6 @@ extension _ZipBoundedState: _SignalRoomPlace {
     @usableFromInline
     func hasRoom(_ index: Int, orRegisters wait: _SignalRoomWait) -> Bool {
         self.mutex.lock()
-        guard self.queues[index].isFull && !self.disposed && !self.failed else {
-            self.mutex.unlock()
-            return true
-        }
-        self.limit.register(wait)
-        self.mutex.unlock()
-        return false
+        return self.limit.hasRoom(unless: self.queues[index].isFull && !self.disposed && !self.failed, orRegisters: wait, self.mutex)
     }
 }

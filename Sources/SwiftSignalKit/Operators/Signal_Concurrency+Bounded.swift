@@ -300,12 +300,6 @@ extension _SignalBoundedValuesState: _SignalRoomPlace {
     /// Room as a waiting producer sees it (`put`).
     func hasRoom(_ index: Int, orRegisters wait: _SignalRoomWait) -> Bool {
         self.mutex.lock()
-        guard self.ring.isFull && !self.disposedByReader && !self.closed else {
-            self.mutex.unlock()
-            return true
-        }
-        self.limit.register(wait)
-        self.mutex.unlock()
-        return false
+        return self.limit.hasRoom(unless: self.ring.isFull && !self.disposedByReader && !self.closed, orRegisters: wait, self.mutex)
     }
 }

@@ -394,12 +394,11 @@ extension _MergeMapState: _SignalRoomPlace {
     @usableFromInline
     func hasRoom(_ index: Int, orRegisters wait: _SignalRoomWait) -> Bool {
         self.mutex.lock()
-        guard let limit = self.limit, self.waiting.isFull && !self.finished && !self.overflowed else {
+        guard let limit = self.limit else {
+            // Unbounded: no ring to fill, nothing to wait for.
             self.mutex.unlock()
             return true
         }
-        limit.register(wait)
-        self.mutex.unlock()
-        return false
+        return limit.hasRoom(unless: self.waiting.isFull && !self.finished && !self.overflowed, orRegisters: wait, self.mutex)
     }
 }

@@ -471,12 +471,6 @@ extension _SignalBoundedWindow: _SignalRoomPlace {
     /// Room as a waiting producer sees it (`append`).
     func hasRoom(_ index: Int, orRegisters wait: _SignalRoomWait) -> Bool {
         self.mutex.lock()
-        guard self.ring.isFull && !self.disposed && !self.failed else {
-            self.mutex.unlock()
-            return true
-        }
-        self.limit.register(wait)
-        self.mutex.unlock()
-        return false
+        return self.limit.hasRoom(unless: self.ring.isFull && !self.disposed && !self.failed, orRegisters: wait, self.mutex)
     }
 }
