@@ -94,6 +94,44 @@ def test_a_put_of_a_subclass_is_carried_by_reference():
     assert seen[0] is number
 
 
+def test_a_delivery_keeps_no_value_and_a_kept_argument_tuple_stays_as_it_was():
+    """The extension reuses the argument tuple of handler(value) from one
+    delivery to the next (observer.c, call_one): a handler that keeps its
+    arguments keeps them as they were; a delivery nested in a handler gets
+    its own value; once delivered, a value is not held (its last reference
+    dropped, it is gone)."""
+    import gc
+    import weakref
+
+    class Box:
+        def __init__(self, n):
+            self.n = n
+
+    kept = []
+    nested = []
+    with sk.Pipe() as pipe, sk.Pipe() as inner:
+        with inner.signal().subscribe(lambda box: nested.append(box.n)):
+            def keep(*arguments):
+                kept.append(arguments)
+                if arguments[0].n == 1:
+                    inner.put(Box(100))  # a delivery inside this one
+                    nested.append(arguments[0].n)  # this call's value, unchanged by it
+
+            with pipe.signal().subscribe(keep):
+                for n in range(3):
+                    pipe.put(Box(n))
+            assert [arguments[0].n for arguments in kept] == [0, 1, 2]
+            assert nested == [100, 1]
+            kept.clear()
+            gone = Box(7)
+            watch = weakref.ref(gone)
+            with pipe.signal().subscribe(lambda box: None):
+                pipe.put(gone)
+            del gone
+            gc.collect()
+            assert watch() is None, "the delivered value is not held after its delivery"
+
+
 def test_the_check_of_ints():
     _speedups.check_int64(2 ** 63 - 1)
     _speedups.check_int64("not an int")

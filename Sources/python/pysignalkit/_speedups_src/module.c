@@ -34,7 +34,9 @@
  * speedups.h): an abi3 module. Vectorcall (PyObject_CallOneArg) is not in
  * the 3.9 stable ABI; without it a fan-out delivery costs 1241 instructions
  * under callgrind against 1166 (0.24 against 0.23 us; RxPY 0.30): the
- * stable ABI is kept.
+ * stable ABI is kept. What a delivery can save inside it, it does: the
+ * argument tuple of handler(value) is reused (observer.c, call_one): a put
+ * of bench/put_cost.py's fanout shape (10 deliveries) 6,641 -> 6,474.
  *
  * One module, several files: each file is a translation unit of its own,
  * and the package's build backend (_build/pysignalkit_build.py) compiles

@@ -35,6 +35,43 @@ static void call_sink(PyObject *ctx, PyObject *name, PyObject *arg)
     Py_DECREF(sink);
 }
 
+/* The one-item argument tuple of handler(value), reused from one delivery
+ * to the next (a tuple made and freed for each call was about a tenth of a
+ * fan-out delivery's instructions: bench/put_cost.py, fanout). Guarded by
+ * the GIL, which every delivery holds. Taken for the call (a delivery
+ * nested in the handler makes a tuple of its own), and kept for the next
+ * one only while nothing else holds it (its reference count 1: a handler
+ * that kept its arguments keeps that tuple), its item put back to None so
+ * that no value outlives its delivery. */
+static PyObject *call_arguments;
+
+/* handler(item), item taken over (released here). */
+static PyObject *call_one(PyObject *handler, PyObject *item)
+{
+    PyObject *arguments = call_arguments;
+    call_arguments = NULL;
+    if (arguments == NULL) {
+        arguments = PyTuple_New(1);
+        if (arguments == NULL) {
+            Py_DECREF(item);
+            return NULL;
+        }
+    }
+    if (PyTuple_SetItem(arguments, 0, item) != 0) { /* takes item, also on failure */
+        Py_DECREF(arguments);
+        return NULL;
+    }
+    PyObject *result = PyObject_Call(handler, arguments, NULL);
+    if (call_arguments == NULL && Py_REFCNT(arguments) == 1) {
+        Py_INCREF(Py_None);
+        PyTuple_SetItem(arguments, 0, Py_None); /* releases item; cannot fail at count 1 */
+        call_arguments = arguments;
+    } else {
+        Py_DECREF(arguments);
+    }
+    return result;
+}
+
 static void on_next(void *ctx, const sk_value *value)
 {
     PyGILState_STATE state = PyGILState_UNLOCKED;
@@ -66,8 +103,7 @@ static void on_next(void *ctx, const sk_value *value)
                 return;
             }
             Py_INCREF(handler);
-            PyObject *result = item ? PyObject_CallFunctionObjArgs(handler, item, NULL) : NULL;
-            Py_XDECREF(item);
+            PyObject *result = item ? call_one(handler, item) : NULL;
             Py_DECREF(handler);
             if (result == NULL) {
                 PyObject *exc = fetch_exception();
