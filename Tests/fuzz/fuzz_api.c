@@ -608,10 +608,36 @@ static void step(input *in) {
         break;
     }
     case 2: {
-        sk_pipe *p = pipes[next_byte(in) % PIPES];
+        uint8_t how = next_byte(in);
+        sk_pipe *p = pipes[how % PIPES];
         sk_value v = make_value(in);
+        /* Half the puts never wait for room (sk_nowait_begin): a room
+         * signal, when one comes, is started and its handles released at
+         * once, its subscription disposed or not. */
+        bool scoped = (how / PIPES) % 2 == 1;
+        if (scoped && sk_nowait_begin() != SK_OK) {
+            FAIL("sk_nowait_begin: %s", sk_last_error_message());
+        }
         if (p != NULL && sk_pipe_put(p, &v) != SK_OK) {
             FAIL("sk_pipe_put: %s", sk_last_error_message());
+        }
+        if (scoped) {
+            sk_signal *room = NULL;
+            if (sk_nowait_end(&room) != SK_OK) {
+                FAIL("sk_nowait_end: %s", sk_last_error_message());
+            }
+            if (room != NULL) {
+                sk_observer none = {0};
+                sk_disposable *waiting = NULL;
+                if (sk_signal_start(&waiting, room, &none) != SK_OK) {
+                    FAIL("sk_signal_start of a room signal: %s", sk_last_error_message());
+                }
+                if ((how / PIPES / 2) % 2 == 1) {
+                    sk_disposable_dispose(waiting);
+                }
+                sk_disposable_release(waiting);
+                sk_signal_release(room);
+            }
         }
         sk_value_release(&v);
         break;
