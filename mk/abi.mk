@@ -94,9 +94,20 @@ abi_check_one = sh tools/check/check-abi.sh $(1) $(ABI_DIR)/$(2).abi $(ABI_OUT)/
 abi_check = status=0; $(call abi_check_one,$(1),libsignalkit) || status=1; \
 	$(call abi_check_one,$(1),libsignalkit-ffi) || status=1; exit $$status
 
+# The Debian package's symbols file names every export of libsignalkit.so
+# (make dist-deb refuses a library whose exports differ; checked here too,
+# so that `make test` says so before a release does).
+DEB_SYMBOLS := tools/packaging/debian/libsignalkit0.symbols
+
 test-abi: abi-twins ## both libraries' ABI against Tests/abi: breaks need a new soname, additions a new minor version
 	$(begin)
 	$(call abi_check,check)
+	sed -n 's/@.*//; s/^\(sk_[a-z0-9_]*\)$$/\1/p' $(ABI_OUT)/libsignalkit.exports | sort > $(ABI_OUT)/libsignalkit.names
+	awk '/^libsignalkit\.so/ { on = 1; next } /^[a-z]/ { on = 0 } on && $$1 ~ /^sk_/ { sub(/@.*/, "", $$1); print $$1 }' \
+		$(DEB_SYMBOLS) | sort > $(ABI_OUT)/libsignalkit.deb-names
+	@diff -u --label "exported by libsignalkit.so" --label "named in $(DEB_SYMBOLS)" $(ABI_OUT)/libsignalkit.names \
+		$(ABI_OUT)/libsignalkit.deb-names || { echo "error: libsignalkit.so's exports (-) and the Debian symbols file (+)" \
+		"differ: record new exports with make deb-symbols (a symbol gone breaks the ABI)" >&2; exit 1; }
 	$(end)
 
 abi-update: abi-twins ## record the libraries' ABI in Tests/abi, when the versions allow the change
