@@ -2506,9 +2506,10 @@ int sk_signal_deliver_on_bounded(sk_signal **out, sk_signal *signal, sk_queue *q
  * fails the stream at once: the value that overflowed and every value
  * waiting (none has its partners yet) are dropped. SK_OVERFLOW_BLOCK makes
  * the producer of the signal that is ahead wait until the others catch up;
- * when that thread has also put into another of the signals (it would wait
+ * when that thread has also put into another of the signals, or is the
+ * thread starting the signals and has some still to start (it would wait
  * for itself), the stream fails instead ("... cannot block: ..."); not
- * detected: a thread that will feed another signal later. Each value
+ * detected: any other thread that will feed another signal later. Each value
  * dropped is passed to `on_drop`, also one that a signal puts after the
  * failure while the error is still on its way to the consumer (it ends the
  * subscription and disposes the signals when it gets there; a value put

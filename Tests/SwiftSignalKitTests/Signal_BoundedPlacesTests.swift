@@ -167,6 +167,38 @@ final class Signal_BoundedPlacesTests: XCTestCase {
         disposable.dispose()
     }
 
+    /// The first input emits more than the capacity during its start, on
+    /// the thread that starts the zip, before the second input is started:
+    /// waiting there would never end (the fuzzer found the hang); the
+    /// stream fails instead, and every value it held is reported dropped.
+    func testZipBlockRefusesTheStartingThreadWhileInputsAreStillToStart() {
+        let first = Signal<Held, SignalOverflowError> { subscriber in
+            for value in 0 ..< 5 {
+                subscriber.putNext(Held(value))
+            }
+            return EmptyDisposable
+        }
+        let second = ValuePipe<Held>()
+        let log = Log()
+        let started = DispatchSemaphore(value: 0)
+        let disposable = Atomic<(any Disposable)?>(value: nil)
+        DispatchQueue.global().async {
+            _ = disposable.swap(zip([first, second.signal() |> castError(SignalOverflowError.self)], capacity: 3, overflow: .block, onDrop: log.onDrop).start(next: { values in
+                log.deliver(values[0].payload)
+            }, error: { log.error = $0 }))
+            started.signal()
+        }
+        guard started.wait(timeout: .now() + 30) == .success else {
+            XCTFail("the start waited for room that only its own later starts could make")
+            return
+        }
+        XCTAssertEqual(log.error?.reason, .wouldDeadlock)
+        XCTAssertEqual(log.delivered, [])
+        // 3 refused with the 0, 1 and 2 waiting; 4 after the failure.
+        assertSameSequence(log.dropped.sorted(), [0, 1, 2, 3, 4])
+        disposable.with { $0 }?.dispose()
+    }
+
     func testZipBlockedProducerReturnsWhenTheSubscriptionIsDisposed() {
         let a = ValuePipe<Held>()
         let b = ValuePipe<Held>()

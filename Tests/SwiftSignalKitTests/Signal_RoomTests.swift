@@ -26,6 +26,8 @@ final class Signal_RoomTests: XCTestCase {
         /// the one beyond it: those being delivered, the one just made,
         /// the stalling one.
         var inFlight = 3
+        /// Waits for what `release` started (zip's other input's puts).
+        var finish: (Gate) -> Void = { _ in }
     }
 
     /// A gate that, once open, stays open; `stalled` counts the callers
@@ -34,6 +36,7 @@ final class Signal_RoomTests: XCTestCase {
         let semaphore = DispatchSemaphore(value: 0)
         let entered = DispatchSemaphore(value: 0)
         let other = ValuePipe<Held>()
+        let otherDone = DispatchSemaphore(value: 0)
 
         func pass() {
             self.entered.signal()
@@ -91,7 +94,12 @@ final class Signal_RoomTests: XCTestCase {
                 for value in 0 ..< 64 {
                     gate.other.putNext(Held(value))
                 }
+                gate.otherDone.signal()
             }
+        }, inFlight: 4 + 1 + 2 + 1, finish: { gate in
+            // Its queue (it may run ahead, waiting for room itself), its
+            // value being put, the pair delivered, the value being made.
+            XCTAssertEqual(gate.otherDone.wait(timeout: .now() + 30), .success, "the other input's puts ended")
         }),
     ] }
 
@@ -165,6 +173,7 @@ final class Signal_RoomTests: XCTestCase {
             gate.open()
             let expected = Array(0 ..< total)
             XCTAssertEqual(last.wait(timeout: .now() + 30), .success, "\(place.name): the last value arrived")
+            place.finish(gate)
             disposable.dispose()
             var got: [Int] = []
             var failed: SignalOverflowError?

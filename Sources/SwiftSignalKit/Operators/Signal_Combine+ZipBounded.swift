@@ -48,6 +48,12 @@ final class _ZipBoundedState<T, E>: @unchecked Sendable {
     @exclusivity(unchecked) @usableFromInline var failed = false
     /// Disposed: later values are released unreported.
     @exclusivity(unchecked) @usableFromInline var disposed = false
+    /// While the inputs are being started: the starting thread, and how
+    /// many inputs it has still to start after the one it is starting
+    /// (`block`'s refusal: a value that thread puts into a full queue could
+    /// only find room once those have started, which it would do after).
+    @exclusivity(unchecked) @usableFromInline var startingThread: pthread_t?
+    @exclusivity(unchecked) @usableFromInline var unstarted = 0
     @usableFromInline let limit: _SignalPendingLimit<T, E>
 
     @usableFromInline
@@ -62,6 +68,24 @@ final class _ZipBoundedState<T, E>: @unchecked Sendable {
         for i in self.queues.indices {
             self.queues[i].destroy()
         }
+    }
+
+    /// The calling thread starts input `index` (the ones after it later).
+    @usableFromInline
+    func starting(_ index: Int) {
+        self.mutex.lock()
+        self.startingThread = pthread_self()
+        self.unstarted = self.queues.count - 1 - index
+        self.mutex.unlock()
+    }
+
+    /// Every input's start has returned (or the subscription ended first).
+    @usableFromInline
+    func startsEnded() {
+        self.mutex.lock()
+        self.startingThread = nil
+        self.unstarted = 0
+        self.mutex.unlock()
     }
 
     /// Queues `value` for input `index` under the policy, or completes a
@@ -121,6 +145,11 @@ final class _ZipBoundedState<T, E>: @unchecked Sendable {
                 return self.failLocked(value, .overflow)
             case let .full(value):
                 let me = pthread_self()
+                if self.unstarted > 0, let starting = self.startingThread, pthread_equal(starting, me) != 0 {
+                    // Put while this thread starts the inputs: the ones it
+                    // has yet to start cannot make room before it returns.
+                    return self.failLocked(value, .wouldDeadlock)
+                }
                 for i in self.producers.indices where i != index {
                     if let other = self.producers[i], pthread_equal(other, me) != 0 {
                         // This thread feeds another input too: it would wait
@@ -204,6 +233,7 @@ func _zipBounded<T, E>(_ signals: [Signal<T, E>], _ limit: @escaping () -> _Sign
             if subscriber.isEnded {
                 break
             }
+            state.starting(index)
             disposables.add(signal.start(downstream: subscriber, next: { value in
                 switch state.put(index, value) {
                 case .none:
@@ -224,6 +254,7 @@ func _zipBounded<T, E>(_ signals: [Signal<T, E>], _ limit: @escaping () -> _Sign
                 }
             }))
         }
+        state.startsEnded()
         return disposables
     }
 }
@@ -237,8 +268,9 @@ func _zipBounded<T, E>(_ signals: [Signal<T, E>], _ limit: @escaping () -> _Sign
 /// that overflowed and every value waiting (they have no partners yet) are
 /// dropped. With `.block`, the producer of the input that is ahead waits
 /// until the others catch up; when that thread has also put into another
-/// input (it would wait for itself), the stream fails instead (not
-/// detected: a thread that will feed another input later). Every value
+/// input, or is starting the inputs and has some still to start (it would
+/// wait for itself), the stream fails instead (not detected: any other
+/// thread that will feed another input later). Every value
 /// dropped, including those put after a failure, is passed to `onDrop` with
 /// this subscription's count of drops so far (this one included), on the
 /// thread that dropped it, never under a lock. Values waiting when the
