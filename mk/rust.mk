@@ -86,7 +86,14 @@ bench-rust-build: stage ## the Rust crate's benchmark program (rsignalkit's benc
 # repository, homepage or documentation, because the project has no
 # published address yet (as the .debs have no Homepage:
 # tools/packaging/debian/NOTES.md); add `repository` to both manifests
-# once it has one, and this exception goes.
+# once it has one, and this exception goes. Its CARGO_HOME is a fresh one
+# (the crates have no dependencies to fetch): cargo extracts the overlay's
+# rsignalkit-sys into CARGO_HOME/registry/src under a name made of the
+# overlay's path and the version, and reuses what it finds there, so a
+# shared CARGO_HOME verified rsignalkit against the rsignalkit-sys of an
+# earlier packaging of the same version in the same folder (make dist's
+# tree is always /tmp/signalkit-dist/signalkit-VERSION): new functions of
+# the sys crate were "not found".
 CRATE_WORK := $(DIST_WORK)/crate
 CRATES := $(foreach c,rsignalkit-sys rsignalkit,$(DIST)/rust/$(c)-$(VERSION).crate)
 CRATE_KEPT_WARNING := warning: manifest has no documentation, homepage or repository
@@ -97,7 +104,7 @@ dist-crate: stage ## the Rust crates rsignalkit-sys and rsignalkit as .crate fil
 		"packaging rsignalkit with the unpublished rsignalkit-sys, offline, needs cargo 1.90 or later" \
 		"(give one with CARGO=/path/to/cargo)" >&2; exit 1; }
 	rm -rf $(CRATE_WORK) $(DIST)/rust && mkdir -p $(CRATE_WORK) $(DIST)/rust
-	cd Sources/rust && $(RUST_ENV) CARGO_TARGET_DIR=$(CRATE_WORK) $(CARGO) package --offline --allow-dirty \
+	cd Sources/rust && $(RUST_ENV) CARGO_TARGET_DIR=$(CRATE_WORK) CARGO_HOME=$(CRATE_WORK)/cargo-home $(CARGO) package --offline --allow-dirty \
 		-p rsignalkit-sys -p rsignalkit > $(CRATE_WORK)/package.log 2>&1 || { cat $(CRATE_WORK)/package.log >&2; exit 1; }
 	grep -E '^ *(Packag|Verifying)' $(CRATE_WORK)/package.log
 	@if grep '^warning' $(CRATE_WORK)/package.log | grep -vxF '$(CRATE_KEPT_WARNING)'; then \
