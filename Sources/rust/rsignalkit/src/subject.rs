@@ -114,6 +114,49 @@ impl<T: Value> Pipe<T> {
         check(unsafe { sys::sk_pipe_put(self.raw.as_ptr(), raw.as_ptr()) })
     }
 
+    /// Puts `value` without ever blocking this thread, then resolves once
+    /// there is room: for an async producer
+    /// ([`without_waiting_for_room`] around [`put`](Pipe::put)). Where a
+    /// bounded place with [`Overflow::Block`] is full, the value is left
+    /// there beyond its capacity and the future resolves once the place has
+    /// room again (or has ended); where nothing is full it resolves at once.
+    /// The put is made when the future is first polled, on the polling
+    /// thread (the callbacks it runs run there, as `put`'s). Each place
+    /// holds at most its capacity plus one value per future pending: await
+    /// one put before the next to keep that bound and the order.
+    ///
+    /// ```
+    /// use rsignalkit::Pipe;
+    /// # fn block_on<F: std::future::Future>(f: F) -> F::Output {
+    /// #     struct Unpark(std::thread::Thread);
+    /// #     impl std::task::Wake for Unpark { fn wake(self: std::sync::Arc<Self>) { self.0.unpark() } }
+    /// #     let waker = std::task::Waker::from(std::sync::Arc::new(Unpark(std::thread::current())));
+    /// #     let mut cx = std::task::Context::from_waker(&waker);
+    /// #     let mut f = Box::pin(f);
+    /// #     loop { if let std::task::Poll::Ready(v) = f.as_mut().poll(&mut cx) { return v; } std::thread::park(); }
+    /// # }
+    /// let pipe = Pipe::<i64>::new().unwrap();
+    /// let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    /// let sink = seen.clone();
+    /// let _subscription = pipe.signal().subscribe(move |v| sink.lock().unwrap().push(v)).unwrap();
+    /// block_on(async {
+    ///     for v in 0..3 {
+    ///         pipe.put_async(v).await.unwrap();
+    ///     }
+    /// });
+    /// assert_eq!(*seen.lock().unwrap(), vec![0, 1, 2]);
+    /// ```
+    pub async fn put_async(&self, value: T) -> Result<(), Error> {
+        let (put, room) = without_waiting_for_room(|| self.put(value));
+        put?;
+        if let Some(room) = room {
+            // Its end (the completion) is the room.
+            let mut stream = room.into_stream()?;
+            let _ = stream.next().await;
+        }
+        Ok(())
+    }
+
     /// Ends the pipe with an error (later subscribers receive it at once).
     pub fn put_error<E: Value>(&self, error: E) -> Result<(), Error> {
         let raw = error.to_value()?;

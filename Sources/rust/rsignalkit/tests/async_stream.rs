@@ -582,3 +582,57 @@ fn a_put_without_waiting_for_room_returns_a_room_signal_that_ends_with_room() {
     }
     assert_eq!(live_objects(), 0);
 }
+
+/// `Pipe::put_async`: resolves at once where there is room; with the
+/// consumer of a `deliver_on_bounded` of capacity 2 (`Block`) stalled, the
+/// third put is made on the first poll (nothing blocks) and stays pending
+/// until the consumer goes on; every value arrives in order.
+#[test]
+fn put_async_is_pending_while_a_block_place_is_full_and_never_blocks() {
+    let _serial = common::serial();
+    let queue = Queue::serial("put_async").unwrap();
+    let (entered_tx, entered_rx) = channel();
+    let (open_tx, open_rx) = channel::<()>();
+    queue
+        .run(move || {
+            entered_tx.send(()).unwrap();
+            open_rx.recv_timeout(Duration::from_secs(60)).unwrap();
+        })
+        .unwrap();
+    entered_rx.recv_timeout(Duration::from_secs(10)).unwrap();
+    let pipe = Pipe::<i64>::new().unwrap();
+    let got = Arc::new(Mutex::new(Vec::new()));
+    let seen = got.clone();
+    let (done_tx, done_rx) = channel();
+    let subscription = pipe
+        .signal()
+        .deliver_on_bounded(&queue, 2, Overflow::Block)
+        .subscribe(move |value| {
+            seen.lock().unwrap().push(value);
+            if value == 2 {
+                done_tx.send(()).unwrap();
+            }
+        })
+        .unwrap();
+    block_on(pipe.put_async(0)).unwrap();
+    block_on(pipe.put_async(1)).unwrap();
+    let waker = Waker::from(Arc::new(Unpark(std::thread::current(), AtomicBool::new(false))));
+    let mut cx = Context::from_waker(&waker);
+    let mut third = Box::pin(pipe.put_async(2));
+    assert!(third.as_mut().poll(&mut cx).is_pending(), "the buffer is full: no room yet");
+    open_tx.send(()).unwrap();
+    block_on(third).unwrap();
+    done_rx.recv_timeout(Duration::from_secs(10)).unwrap();
+    assert_eq!(*got.lock().unwrap(), vec![0, 1, 2]);
+    drop(subscription);
+    drop(pipe);
+    queue.sync(|| ()).unwrap();
+    drop(queue);
+    // The room subscription's release runs on the room queue after its
+    // completion (see the test above).
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while live_objects() != 0 && std::time::Instant::now() < deadline {
+        std::thread::yield_now();
+    }
+    assert_eq!(live_objects(), 0);
+}
