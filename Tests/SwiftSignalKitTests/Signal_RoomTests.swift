@@ -47,12 +47,18 @@ final class Signal_RoomTests: XCTestCase {
         func open() {
             self.semaphore.signal()
         }
+
+        /// A serial queue held by this gate (its first work passes it).
+        func stall(_ name: String) -> Queue {
+            let queue = Queue(name: name)
+            queue.async { self.pass() }
+            return queue
+        }
     }
 
     static var places: [Place] { [
         Place(name: "deliverOn", capacity: 4, make: { signal, gate in
-            let queue = Queue(name: "room.deliverOn")
-            queue.async { gate.pass() }
+            let queue = gate.stall("room.deliverOn")
             return signal |> deliverOn(queue, capacity: 4, overflow: .block) |> map { [$0.payload] }
         }, prime: { _, gate in gate.entered.wait() }, release: { _ in }),
         Place(name: "onBackpressureBuffer", capacity: 4, make: { signal, gate in
@@ -68,8 +74,7 @@ final class Signal_RoomTests: XCTestCase {
             gate.entered.wait()
         }, release: { _ in }),
         Place(name: "mergeMap", capacity: 4, make: { signal, gate in
-            let queue = Queue(name: "room.mergeMap")
-            queue.async { gate.pass() }
+            let queue = gate.stall("room.mergeMap")
             return signal |> mergeMap(maxConcurrent: 1, capacity: 4, overflow: .block) { value in
                 let payload = value.payload
                 return Signal<[Int], SignalOverflowError> { subscriber in
@@ -82,8 +87,7 @@ final class Signal_RoomTests: XCTestCase {
             }
         }, prime: { _, gate in gate.entered.wait() }, release: { _ in }),
         Place(name: "buffer(timeSpan:)", capacity: 4, make: { signal, gate in
-            let queue = Queue(name: "room.buffer")
-            queue.async { gate.pass() }
+            let queue = gate.stall("room.buffer")
             return signal |> buffer(timeSpan: 0.001, queue: queue, capacity: 4, overflow: .block) |> map { $0.map { $0.payload } }
         }, prime: { _, gate in gate.entered.wait() }, release: { _ in }, inFlight: 4 + 1 + 1),
         Place(name: "zip", capacity: 4, make: { signal, gate in
@@ -196,9 +200,8 @@ final class Signal_RoomTests: XCTestCase {
     /// the stalled drain runs and finds the subscription ended, as a
     /// waiting producer is woken) without the values being delivered.
     func testARoomSignalCompletesWhenItsPlaceEnds() {
-        let queue = Queue(name: "room.end")
         let gate = Gate()
-        queue.async { gate.pass() }
+        let queue = gate.stall("room.end")
         gate.entered.wait()
         let pipe = ValuePipe<Held>()
         let delivered = Atomic<Int>(value: 0)
@@ -313,9 +316,8 @@ final class Signal_RoomTests: XCTestCase {
     /// Scopes nest: an inner scope's room signal names the places of its
     /// own puts only, and the outer scope goes on after it ends.
     func testScopesNest() {
-        let queue = Queue(name: "room.nest")
         let gate = Gate()
-        queue.async { gate.pass() }
+        let queue = gate.stall("room.nest")
         gate.entered.wait()
         let pipe = ValuePipe<Held>()
         let disposable = (pipe.signal() |> castError(SignalOverflowError.self) |> deliverOn(queue, capacity: 1, overflow: .block)).start()

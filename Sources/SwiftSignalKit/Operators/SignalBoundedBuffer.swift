@@ -120,10 +120,7 @@ final class _SignalBoundedBuffer<T, E>: _QueueWork, @unchecked Sendable {
     /// The waiting producers' condition, and the room signals' waits.
     @usableFromInline
     func wakeEveryWaiter() {
-        if let room = self.room {
-            _sks_cond_broadcast(room)
-        }
-        self.waiters -= self.roomWaits.wakeAll()
+        self.roomWaits.wakeEvery(room: self.room, waiters: &self.waiters)
     }
 
     @inlinable
@@ -433,13 +430,8 @@ extension _SignalBoundedBuffer: _SignalRoomPlace {
     @usableFromInline
     func hasRoom(_ index: Int, orRegisters wait: _SignalRoomWait) -> Bool {
         self.mutex.lock()
-        guard self.ring.isFull && self.busy && !self.inputClosed else {
-            self.mutex.unlock()
-            return true
-        }
-        self.roomWaits.add(wait)
-        self.waiters += 1
+        let room = self.roomWaits.hasRoom(unless: self.ring.isFull && self.busy && !self.inputClosed, registering: wait, waiters: &self.waiters)
         self.mutex.unlock()
-        return false
+        return room
     }
 }

@@ -108,10 +108,7 @@ final class _SignalPendingLimit<T, E>: @unchecked Sendable {
     /// The waiting producers' condition, and the room signals' waits.
     @usableFromInline
     func wakeEveryWaiter() {
-        if let room = self.room {
-            _sks_cond_broadcast(room)
-        }
-        self.waiters -= self.roomWaits.wakeAll()
+        self.roomWaits.wakeEvery(room: self.room, waiters: &self.waiters)
     }
 
     /// The owner's `_SignalRoomPlace.hasRoom`, called with the owner's
@@ -120,11 +117,8 @@ final class _SignalPendingLimit<T, E>: @unchecked Sendable {
     /// the waiting producers, when there is no room. Unlocks.
     @usableFromInline
     func hasRoom(unless full: Bool, orRegisters wait: _SignalRoomWait, _ mutex: borrowing _Mutex) -> Bool {
-        if full {
-            self.roomWaits.add(wait)
-            self.waiters += 1
-        }
+        let room = self.roomWaits.hasRoom(unless: full, registering: wait, waiters: &self.waiters)
         mutex.unlock()
-        return !full
+        return room
     }
 }

@@ -188,11 +188,28 @@ struct _SignalRoomWaits {
     @inlinable
     init() {}
 
-    /// Registers `wait` (under the place's lock); the place adds 1 to its
-    /// waiters.
+    /// A place's `hasRoom`, under its lock: when `full` (what a waiting
+    /// producer would see: the ring full and the place not ended), `wait`
+    /// is registered and counted in the place's `waiters`. Whether there
+    /// was room.
     @usableFromInline
-    mutating func add(_ wait: _SignalRoomWait) {
-        self.waits.append(wait)
+    mutating func hasRoom(unless full: Bool, registering wait: _SignalRoomWait, waiters: inout Int) -> Bool {
+        if full {
+            self.waits.append(wait)
+            waiters += 1
+        }
+        return !full
+    }
+
+    /// A place's wake, under its lock: the producers waiting on `room` (its
+    /// condition, `block` only) and every registered wait, the latter taken
+    /// from the place's `waiters`.
+    @usableFromInline
+    mutating func wakeEvery(room: UnsafeMutablePointer<UInt32>?, waiters: inout Int) {
+        if let room {
+            _sks_cond_broadcast(room)
+        }
+        waiters -= self.wakeAll()
     }
 
     /// Wakes every registered wait (under the place's lock, or in its

@@ -520,119 +520,115 @@ fn a_capacity_of_zero_is_refused() {
     assert_eq!(live_objects(), 0);
 }
 
+/// A pipe into a `deliver_on_bounded` of capacity 2 (`Block`) whose
+/// queue is stalled until `open`: values 0, 1 fill the buffer, 2 finds it
+/// full. `finish` lets the queue go, checks that 0, 1, 2 arrived in order
+/// and that nothing is left alive.
+struct Stalled {
+    queue: Queue,
+    pipe: Pipe<i64>,
+    open: std::sync::mpsc::Sender<()>,
+    got: Arc<Mutex<Vec<i64>>>,
+    done: std::sync::mpsc::Receiver<()>,
+    subscription: rsignalkit::Subscription,
+}
+
+impl Stalled {
+    fn new(name: &str) -> Stalled {
+        let queue = Queue::serial(name).unwrap();
+        let (entered_tx, entered_rx) = channel();
+        let (open, open_rx) = channel::<()>();
+        queue
+            .run(move || {
+                entered_tx.send(()).unwrap();
+                open_rx.recv_timeout(Duration::from_secs(60)).unwrap();
+            })
+            .unwrap();
+        entered_rx.recv_timeout(Duration::from_secs(10)).unwrap();
+        let pipe = Pipe::<i64>::new().unwrap();
+        let got = Arc::new(Mutex::new(Vec::new()));
+        let seen = got.clone();
+        let (done_tx, done) = channel();
+        let subscription = pipe
+            .signal()
+            .deliver_on_bounded(&queue, 2, Overflow::Block)
+            .subscribe(move |value| {
+                seen.lock().unwrap().push(value);
+                if value == 2 {
+                    done_tx.send(()).unwrap();
+                }
+            })
+            .unwrap();
+        Stalled { queue, pipe, open, got, done, subscription }
+    }
+
+    fn open(&self) {
+        self.open.send(()).unwrap();
+    }
+
+    fn finish(self) {
+        self.done.recv_timeout(Duration::from_secs(10)).unwrap();
+        assert_eq!(*self.got.lock().unwrap(), vec![0, 1, 2]);
+        drop(self.subscription);
+        drop(self.pipe);
+        self.queue.sync(|| ()).unwrap();
+        drop(self.queue);
+        // A room subscription's release runs on the room queue after its
+        // completion: no event to wait on, so a deadline (as the C suite's
+        // wait for the count).
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        while live_objects() != 0 && std::time::Instant::now() < deadline {
+            std::thread::yield_now();
+        }
+        assert_eq!(live_objects(), 0);
+    }
+}
+
+/// A waker for one poll by hand.
+fn this_thread_waker() -> Waker {
+    Waker::from(Arc::new(Unpark(std::thread::current(), AtomicBool::new(false))))
+}
+
 /// A put that never waits for room (`without_waiting_for_room`): with the
-/// consumer of a `deliver_on_bounded` of capacity 2 (`Block`) stalled, the
-/// put that finds it full returns at once with a room signal, whose end an
-/// async producer awaits; it ends once the consumer goes on, and every
-/// value arrives, in order.
+/// consumer stalled, the put that finds the buffer full returns at once
+/// with a room signal, whose end an async producer awaits; it ends once
+/// the consumer goes on, and every value arrives, in order.
 #[test]
 fn a_put_without_waiting_for_room_returns_a_room_signal_that_ends_with_room() {
     let _serial = common::serial();
-    let queue = Queue::serial("room").unwrap();
-    let (entered_tx, entered_rx) = channel();
-    let (open_tx, open_rx) = channel::<()>();
-    queue
-        .run(move || {
-            entered_tx.send(()).unwrap();
-            open_rx.recv_timeout(Duration::from_secs(60)).unwrap();
-        })
-        .unwrap();
-    entered_rx.recv_timeout(Duration::from_secs(10)).unwrap();
-    let pipe = Pipe::<i64>::new().unwrap();
-    let got = Arc::new(Mutex::new(Vec::new()));
-    let seen = got.clone();
-    let (done_tx, done_rx) = channel();
-    let subscription = pipe
-        .signal()
-        .deliver_on_bounded(&queue, 2, Overflow::Block)
-        .subscribe(move |value| {
-            seen.lock().unwrap().push(value);
-            if value == 2 {
-                done_tx.send(()).unwrap();
-            }
-        })
-        .unwrap();
+    let stalled = Stalled::new("room");
     let mut room = None;
     for value in 0..3 {
-        let (put, made) = without_waiting_for_room(|| pipe.put(value));
+        let (put, made) = without_waiting_for_room(|| stalled.pipe.put(value));
         put.unwrap();
         assert_eq!(made.is_some(), value == 2, "value {value}: a room signal only once the buffer is full");
         room = made.or(room);
     }
     let mut ended = room.expect("a room signal").into_stream().unwrap();
-    // The consumer is stalled: no room yet.
-    let waker = Waker::from(Arc::new(Unpark(std::thread::current(), AtomicBool::new(false))));
+    let waker = this_thread_waker();
     let mut cx = Context::from_waker(&waker);
-    assert!(Pin::new(&mut ended.next()).poll(&mut cx).is_pending());
-    open_tx.send(()).unwrap();
+    assert!(Pin::new(&mut ended.next()).poll(&mut cx).is_pending(), "the consumer is stalled: no room yet");
+    stalled.open();
     assert!(block_on(ended.next()).is_none(), "the room signal ends (completes) once there is room");
-    done_rx.recv_timeout(Duration::from_secs(10)).unwrap();
-    assert_eq!(*got.lock().unwrap(), vec![0, 1, 2]);
-    drop(subscription);
     drop(ended);
-    drop(pipe);
-    queue.sync(|| ()).unwrap();
-    drop(queue);
-    // The room subscription's release runs on the room queue after its
-    // completion: no event to wait on, so a deadline (as the C suite's
-    // wait for the count).
-    let deadline = std::time::Instant::now() + Duration::from_secs(10);
-    while live_objects() != 0 && std::time::Instant::now() < deadline {
-        std::thread::yield_now();
-    }
-    assert_eq!(live_objects(), 0);
+    stalled.finish();
 }
 
 /// `Pipe::put_async`: resolves at once where there is room; with the
-/// consumer of a `deliver_on_bounded` of capacity 2 (`Block`) stalled, the
-/// third put is made on the first poll (nothing blocks) and stays pending
-/// until the consumer goes on; every value arrives in order.
+/// consumer stalled, the third put is made on the first poll (nothing
+/// blocks) and stays pending until the consumer goes on; every value
+/// arrives in order.
 #[test]
 fn put_async_is_pending_while_a_block_place_is_full_and_never_blocks() {
     let _serial = common::serial();
-    let queue = Queue::serial("put_async").unwrap();
-    let (entered_tx, entered_rx) = channel();
-    let (open_tx, open_rx) = channel::<()>();
-    queue
-        .run(move || {
-            entered_tx.send(()).unwrap();
-            open_rx.recv_timeout(Duration::from_secs(60)).unwrap();
-        })
-        .unwrap();
-    entered_rx.recv_timeout(Duration::from_secs(10)).unwrap();
-    let pipe = Pipe::<i64>::new().unwrap();
-    let got = Arc::new(Mutex::new(Vec::new()));
-    let seen = got.clone();
-    let (done_tx, done_rx) = channel();
-    let subscription = pipe
-        .signal()
-        .deliver_on_bounded(&queue, 2, Overflow::Block)
-        .subscribe(move |value| {
-            seen.lock().unwrap().push(value);
-            if value == 2 {
-                done_tx.send(()).unwrap();
-            }
-        })
-        .unwrap();
-    block_on(pipe.put_async(0)).unwrap();
-    block_on(pipe.put_async(1)).unwrap();
-    let waker = Waker::from(Arc::new(Unpark(std::thread::current(), AtomicBool::new(false))));
+    let stalled = Stalled::new("put_async");
+    block_on(stalled.pipe.put_async(0)).unwrap();
+    block_on(stalled.pipe.put_async(1)).unwrap();
+    let waker = this_thread_waker();
     let mut cx = Context::from_waker(&waker);
-    let mut third = Box::pin(pipe.put_async(2));
+    let mut third = Box::pin(stalled.pipe.put_async(2));
     assert!(third.as_mut().poll(&mut cx).is_pending(), "the buffer is full: no room yet");
-    open_tx.send(()).unwrap();
+    stalled.open();
     block_on(third).unwrap();
-    done_rx.recv_timeout(Duration::from_secs(10)).unwrap();
-    assert_eq!(*got.lock().unwrap(), vec![0, 1, 2]);
-    drop(subscription);
-    drop(pipe);
-    queue.sync(|| ()).unwrap();
-    drop(queue);
-    // The room subscription's release runs on the room queue after its
-    // completion (see the test above).
-    let deadline = std::time::Instant::now() + Duration::from_secs(10);
-    while live_objects() != 0 && std::time::Instant::now() < deadline {
-        std::thread::yield_now();
-    }
-    assert_eq!(live_objects(), 0);
+    stalled.finish();
 }
