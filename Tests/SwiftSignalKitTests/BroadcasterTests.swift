@@ -24,8 +24,8 @@ final class BroadcasterTests: XCTestCase {
         XCTAssertEqual(values, [1, 2])
         disposable.dispose()
         disposable.dispose() // no-op
-        broadcaster.unsubscribe(disposable as! _BroadcasterEntryBase) // removed already: no-op
-        broadcaster.unsubscribe(_BroadcasterEntryBase()) // never added: no-op
+        XCTAssertEqual(broadcaster.subscribers.count, 0)
+        XCTAssertEqual((disposable as! _BroadcasterEntryBase).slot, -1)
         broadcaster.publish(3) { _ in .deliver }
         XCTAssertEqual(values, [1, 2])
     }

@@ -156,6 +156,77 @@ final class ValuePipeTests: XCTestCase {
         XCTAssertEqual(values.with { $0 }, [1])
     }
 
+    func testDisposingASubscriptionADeliveryHasStillToReachWaitsForThatDelivery() {
+        // A value call writes nothing per subscription (the broadcaster counts
+        // the delivering threads, see _BroadcasterRetirement): so a dispose
+        // cannot know that the delivery blocked in the first subscriber will
+        // not call the second. Its callback is released once that delivery
+        // is over, and the value never reaches it.
+        let pipe = ValuePipe<Int>()
+        let released = Counter()
+        let entered = DispatchSemaphore(value: 0)
+        let proceed = DispatchSemaphore(value: 0)
+        let first = pipe.signal().start(next: { _ in
+            entered.signal()
+            XCTAssertEqual(proceed.wait(timeout: .now() + waitDeadline), .success)
+        })
+        let values = Atomic<[Int]>(value: [])
+        var second: (any Disposable)?
+        do {
+            let tracker = DeinitTracker(released)
+            second = pipe.signal().start(next: { value in
+                tracker.touch()
+                _ = values.modify { $0 + [value] }
+            })
+        }
+        let putter = spawnThread {
+            pipe.putNext(1)
+        }
+        XCTAssertEqual(entered.wait(timeout: .now() + waitDeadline), .success)
+        second?.dispose()
+        XCTAssertEqual(released.count, 0, "the delivery in flight may still reach the callback")
+        proceed.signal()
+        pthread_join(putter, nil)
+        XCTAssertEqual(released.count, 1, "released when the delivery was over")
+        XCTAssertEqual(values.with { $0 }, [])
+        first.dispose()
+    }
+
+    func testANewerDeliveryDoesNotHoldBackTheReleaseOfAnOlderDispose() {
+        // Threads that deliver one after another, overlapping, never starve a
+        // release: it waits only for the deliveries that were in flight when
+        // the subscription was disposed.
+        let pipe = ValuePipe<Int>()
+        let released = Counter()
+        let entered = [DispatchSemaphore(value: 0), DispatchSemaphore(value: 0)]
+        let proceed = [DispatchSemaphore(value: 0), DispatchSemaphore(value: 0)]
+        let first = pipe.signal().start(next: { value in
+            entered[value].signal()
+            XCTAssertEqual(proceed[value].wait(timeout: .now() + waitDeadline), .success)
+        })
+        var second: (any Disposable)?
+        do {
+            let tracker = DeinitTracker(released)
+            second = pipe.signal().start(next: { _ in tracker.touch() })
+        }
+        let older = spawnThread {
+            pipe.putNext(0)
+        }
+        XCTAssertEqual(entered[0].wait(timeout: .now() + waitDeadline), .success)
+        second?.dispose()
+        let newer = spawnThread {
+            pipe.putNext(1)
+        }
+        XCTAssertEqual(entered[1].wait(timeout: .now() + waitDeadline), .success)
+        XCTAssertEqual(released.count, 0)
+        proceed[0].signal()
+        pthread_join(older, nil)
+        XCTAssertEqual(released.count, 1, "released when the older delivery was over, the newer one still in flight")
+        proceed[1].signal()
+        pthread_join(newer, nil)
+        first.dispose()
+    }
+
     func testAPipeSignalStartedThroughItsGeneratorBehavesAsAStartedOne() {
         // What a caller that hands the signal a subscriber of its own gets.
         let pipe = ValuePipe<Int>()

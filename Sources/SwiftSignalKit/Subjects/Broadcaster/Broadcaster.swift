@@ -80,10 +80,13 @@ final class _Broadcaster<T, State>: @unchecked Sendable {
         /// A terminal event published from inside its callbacks: delivered
         /// after `pending`.
         @usableFromInline var terminalPending = false
+        /// The registration's number (see `_BroadcasterRetirement`).
+        @usableFromInline let ticket: Int
 
-        @inlinable init(thread: UInt, pending: [Delivery]) {
+        @inlinable init(thread: UInt, pending: [Delivery], ticket: Int) {
             self.thread = thread
             self.pending = pending
+            self.ticket = ticket
         }
     }
 
@@ -106,7 +109,15 @@ final class _Broadcaster<T, State>: @unchecked Sendable {
     /// which only that thread touches while it owns the slot (appended under
     /// the lock, drained without it). Other threads delivering at the same
     /// time use `deliveringThreads`.
+    /// Its low bit (`retireBit`) is set by a retirement that waits for it.
     @usableFromInline let owner = Synchronization.Atomic<UInt>(0)
+    /// The number of the last registration of a delivering thread, and the
+    /// owner slot's (see `_BroadcasterRetirement`).
+    @exclusivity(unchecked) @usableFromInline var tickets = 0
+    @exclusivity(unchecked) @usableFromInline var ownerTicket = 0
+    /// Subscriptions ended while threads were delivering, in the order they
+    /// ended (see `_BroadcasterRetirement`).
+    @exclusivity(unchecked) @usableFromInline var retirements: [_BroadcasterRetirement] = []
     @exclusivity(unchecked) @usableFromInline var ownerPending: [Delivery] = []
     @exclusivity(unchecked) @usableFromInline var deliveringThreads: [DeliveringThread] = []
     /// The terminal event of a pipe, once `terminate` has been called
@@ -154,7 +165,7 @@ final class _Broadcaster<T, State>: @unchecked Sendable {
         self.mutex.unlock()
         withExtendedLifetime((value, history)) {}
         for case let entry? in entries {
-            _ = unsafeDowncast(entry, to: Entry.self).end()
+            _ = unsafeDowncast(entry, to: Entry.self).end(removing: false)
         }
     }
 
@@ -207,7 +218,7 @@ final class _Broadcaster<T, State>: @unchecked Sendable {
         let targets = self.targets(for: next)
         let me = Self.currentThread()
         if self.owner.load(ordering: .acquiring) == 0 && self.deliveringThreads.isEmpty {
-            self.owner.store(me, ordering: .relaxed)
+            self.takeOwnerSlot(me)
             self.mutex.unlock()
             Self.run(next, to: targets)
             self.leaveOwner()
@@ -225,7 +236,7 @@ final class _Broadcaster<T, State>: @unchecked Sendable {
     /// about 47 instructions more per value in the Swift cost rows).
     @inlinable @inline(never)
     func publishContended(_ next: T, _ targets: [_BroadcasterEntryBase?], _ me: UInt) {
-        if self.owner.load(ordering: .acquiring) == me {
+        if self.ownerThread == me {
             self.queueNested(-1, Delivery(value: next, targets: targets))
             return
         }
@@ -233,7 +244,8 @@ final class _Broadcaster<T, State>: @unchecked Sendable {
             self.queueNested(index, Delivery(value: next, targets: targets))
             return
         }
-        self.deliveringThreads.append(DeliveringThread(thread: me, pending: []))
+        self.tickets &+= 1
+        self.deliveringThreads.append(DeliveringThread(thread: me, pending: [], ticket: self.tickets))
         self.mutex.unlock()
         Self.run(next, to: targets)
         self.leaveDelivering()
@@ -277,7 +289,7 @@ final class _Broadcaster<T, State>: @unchecked Sendable {
         if self.closed {
             self.mutex.unlock()
             withExtendedLifetime(previous) {}
-            _ = entry.end()
+            _ = entry.end(removing: false)
             return (EmptyDisposable, result)
         }
         if self.ended {
@@ -302,15 +314,7 @@ final class _Broadcaster<T, State>: @unchecked Sendable {
         }
         entry.backlog = _BroadcasterBacklog()
         self.replayingCount += 1
-        let me = Self.currentThread()
-        let owner = self.owner.load(ordering: .acquiring)
-        var role = 0 // 0: nested (already delivering), 1: took the free slot, 2: in the list
-        if owner == 0 && self.deliveringThreads.isEmpty {
-            self.owner.store(me, ordering: .relaxed)
-            role = 1
-        } else if owner != me {
-            role = self.enterDelivering() ? 0 : 2
-        }
+        let role = self.registerDelivery(Self.currentThread())
         self.mutex.unlock()
         withExtendedLifetime(previous) {}
 
@@ -341,25 +345,11 @@ final class _Broadcaster<T, State>: @unchecked Sendable {
                 entry.deliver(value)
             }
         }
-        if role == 1 {
-            self.leaveOwner()
-        } else if role == 2 {
-            self.leaveDelivering()
-        }
+        self.unregisterDelivery(role)
         if let terminal {
             entry.terminate(terminal)
         }
         return (entry, result)
-    }
-
-    /// Removes `entry` from the subscriptions; a no-op if it is not there
-    /// (already removed, or the broadcaster closed). O(1) amortized.
-    @inlinable
-    func unsubscribe(_ entry: _BroadcasterEntryBase) {
-        self.mutex.lock()
-        // The caller holds the entry: the bag's release of it frees nothing.
-        _ = self.subscribers.remove(entry)
-        self.mutex.unlock()
     }
 
     /// The current thread as a word (never 0).
@@ -412,7 +402,7 @@ final class _Broadcaster<T, State>: @unchecked Sendable {
     @inlinable @inline(__always)
     func leaveOwner() {
         if _fastPath(self.ownerPending.isEmpty && !self.ownerTerminalPending) {
-            self.owner.store(0, ordering: .releasing)
+            self.releaseOwnerSlot()
             return
         }
         self.leaveOwnerQueued()
@@ -433,11 +423,11 @@ final class _Broadcaster<T, State>: @unchecked Sendable {
         }
         if self.ownerTerminalPending {
             self.ownerTerminalPending = false
-            self.owner.store(0, ordering: .releasing)
+            self.releaseOwnerSlot()
             self.deliverTerminal()
             return
         }
-        self.owner.store(0, ordering: .releasing)
+        self.releaseOwnerSlot()
     }
 
     /// Marks the current thread as delivering (in the list of the threads
@@ -458,7 +448,8 @@ final class _Broadcaster<T, State>: @unchecked Sendable {
         if self.deliveringThreads.contains(where: { $0.thread == me }) {
             return true
         }
-        self.deliveringThreads.append(DeliveringThread(thread: me, pending: []))
+        self.tickets &+= 1
+        self.deliveringThreads.append(DeliveringThread(thread: me, pending: [], ticket: self.tickets))
         return false
     }
 
@@ -478,7 +469,11 @@ final class _Broadcaster<T, State>: @unchecked Sendable {
             if pending.isEmpty {
                 let terminal = self.deliveringThreads[i].terminalPending
                 self.deliveringThreads.remove(at: i)
+                let ready = self.takeReadyRetirements()
                 self.mutex.unlock()
+                for retirement in ready {
+                    retirement.finish()
+                }
                 if terminal {
                     self.deliverTerminal()
                 }

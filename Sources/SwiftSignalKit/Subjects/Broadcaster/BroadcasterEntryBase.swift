@@ -19,4 +19,9 @@ class _BroadcasterEntryBase: _SubscriptionFlags, @unchecked Sendable {
     func terminate(delivering deliver: @escaping () -> Void) -> Bool {
         return false
     }
+
+    /// Releases the value callback (see `_BroadcasterEntry.releaseCallback`).
+    @usableFromInline
+    func releaseCallback() {
+    }
 }

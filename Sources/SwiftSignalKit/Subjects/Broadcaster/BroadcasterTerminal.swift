@@ -37,7 +37,7 @@ extension _Broadcaster {
         self.terminal = terminal
         self.ended = true
         let me = Self.currentThread()
-        if self.owner.load(ordering: .acquiring) == me {
+        if self.ownerThread == me {
             self.ownerTerminalPending = true
             self.mutex.unlock()
             withExtendedLifetime(previousState) {}
@@ -65,6 +65,9 @@ extension _Broadcaster {
         let current = self.value
         let history = self.history?.values
         let terminal = self.terminal
+        // Registered as delivering, as a replay is: the callback may end
+        // its own subscription (a failing fused stage).
+        let role = current != nil || history != nil ? self.registerDelivery(Self.currentThread()) : 0
         self.mutex.unlock()
         if let current {
             entry.deliver(current)
@@ -74,6 +77,7 @@ extension _Broadcaster {
                 entry.deliver(value)
             }
         }
+        self.unregisterDelivery(role)
         if let terminal {
             entry.terminate(terminal)
         }
