@@ -120,6 +120,9 @@ final class _Broadcaster<T, State>: @unchecked Sendable {
     @exclusivity(unchecked) @usableFromInline var retirements: [_BroadcasterRetirement] = []
     @exclusivity(unchecked) @usableFromInline var ownerPending: [Delivery] = []
     @exclusivity(unchecked) @usableFromInline var deliveringThreads: [DeliveringThread] = []
+    /// `deliveringThreads.count`, for the code that runs unspecialized (a
+    /// dispose, see `retire(_:removing:)`).
+    @exclusivity(unchecked) @usableFromInline var deliveringCount = 0
     /// The terminal event of a pipe, once `terminate` has been called
     /// (guarded by `mutex`): later subscribers receive it at once.
     @exclusivity(unchecked) @usableFromInline var terminal: _BroadcasterTerminal?
@@ -246,6 +249,7 @@ final class _Broadcaster<T, State>: @unchecked Sendable {
         }
         self.tickets &+= 1
         self.deliveringThreads.append(DeliveringThread(thread: me, pending: [], ticket: self.tickets))
+        self.deliveringCount += 1
         self.mutex.unlock()
         Self.run(next, to: targets)
         self.leaveDelivering()
@@ -450,6 +454,7 @@ final class _Broadcaster<T, State>: @unchecked Sendable {
         }
         self.tickets &+= 1
         self.deliveringThreads.append(DeliveringThread(thread: me, pending: [], ticket: self.tickets))
+        self.deliveringCount += 1
         return false
     }
 
@@ -469,6 +474,7 @@ final class _Broadcaster<T, State>: @unchecked Sendable {
             if pending.isEmpty {
                 let terminal = self.deliveringThreads[i].terminalPending
                 self.deliveringThreads.remove(at: i)
+                self.deliveringCount -= 1
                 let ready = self.takeReadyRetirements()
                 self.mutex.unlock()
                 for retirement in ready {

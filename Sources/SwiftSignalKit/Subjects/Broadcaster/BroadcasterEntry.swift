@@ -136,7 +136,7 @@ final class _BroadcasterEntry<T, State>: _BroadcasterEntryBase, Disposable, @unc
         }
         let held = self.held
         self.held = nil
-        self.owner.retire(self, removing: removing, ending: nil)
+        self.owner.retire(self, removing: removing)
         // Released after the broadcaster's lock (what it holds is the
         // caller's: the owner of a promise, terminal callbacks).
         withExtendedLifetime(held) {}
