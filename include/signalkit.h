@@ -69,7 +69,10 @@
  *   begins once the terminal event has been put. So a terminal event put
  *   while values are being delivered on other threads runs on the thread
  *   whose value callback returns last, right after it returns (the put
- *   returns without waiting). One exception, as in SwiftSignalKit: a
+ *   returns without waiting); on a subscription to a pipe, once that
+ *   thread has delivered the value to each of the pipe's subscribers (a
+ *   pipe counts its delivering threads, not the calls into each
+ *   subscription). One exception, as in SwiftSignalKit: a
  *   terminal event put from inside a value callback of the same
  *   subscription, on its thread (the callback ends its own stream,
  *   directly or through operators), runs at once, nested in that callback.

@@ -1,7 +1,8 @@
 import Synchronization
 
-/// The guard that `Subscriber` and `_BroadcasterEntry` put around calls into
-/// their callbacks, on a state word: the low bits count the calls in flight,
+/// The guard that `Subscriber` puts around calls into its callbacks (a
+/// pipe's `_BroadcasterEntry` counts none: its broadcaster's registrations
+/// do that work, see `_BroadcasterRetirement`), on a state word: the low bits count the calls in flight,
 /// `terminatedFlag` says no call may start any more, `pendingFlag` says a
 /// terminal event waits for the calls in flight, and `releasedFlag` is set
 /// by the one thread that then releases the callbacks, once no call is in
@@ -135,9 +136,11 @@ enum _InFlightCalls {
     }
 }
 
-/// A value callback guarded by `_InFlightCalls` (a `Subscriber`'s, a
-/// `_BroadcasterEntry`'s), held so that a call borrows it in place instead
-/// of retaining its context.
+/// A value callback guarded by `_InFlightCalls` (a `Subscriber`'s) or by a
+/// broadcaster's registrations (a `_BroadcasterEntry`'s, see
+/// `_BroadcasterRetirement`: the same argument below, with "a delivery
+/// registered" for "between `enter` and `leave`"), held so that a call
+/// borrows it in place instead of retaining its context.
 ///
 /// Reading a closure out of a class's `var` and calling it makes the compiler
 /// retain the closure's context for the call and release it afterwards (the

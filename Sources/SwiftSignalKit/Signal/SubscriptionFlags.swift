@@ -6,8 +6,8 @@ import Synchronization
 ///
 /// `terminatedFlag` is set once the subscription has received its terminal
 /// event or been disposed; the subclasses use the other bits as they need
-/// (`_SubscriberDisposable` a disposed flag, `_BroadcasterEntry` the rest of
-/// `_InFlightCalls`: its count of calls in flight and a released flag).
+/// (`_SubscriberDisposable` a disposed flag, `_BroadcasterEntry` the
+/// dropped flag of a dispose).
 ///
 /// Thread-safety: the word is atomic; it may be read from any thread.
 @usableFromInline
