@@ -301,6 +301,102 @@ Test(threads, subscribe_and_dispose_while_putting, .timeout = SK_TEST_TIMEOUT) {
 }
 
 /* ------------------------------------------------------------------------ */
+/* Subscribers of one pipe disposing each other while threads put            */
+/* ------------------------------------------------------------------------ */
+
+/* A pipe counts its delivering threads, not the calls into each subscriber
+ * (INTERNALS, "Who keeps a pipe subscriber's callback alive"): a subscriber
+ * disposed by another one's callback, or by its own, while other threads
+ * deliver, is released only once every delivery that could still reach it
+ * is over. Each callback now and then disposes a subscriber chosen by the
+ * value (its own one time in four); the watches fail on a release during a
+ * callback, a callback after the release, or a release not made once. */
+enum { CROSS_PUTTERS = 3, CROSS_SUBSCRIBERS = 24, CROSS_ROUNDS = 200, CROSS_PUTS = 300 };
+
+typedef struct cross {
+    sk_pipe *pipe;
+    sk_disposable *subscriptions[CROSS_SUBSCRIBERS];
+    callback_watch watches[CROSS_SUBSCRIBERS];
+    struct cross_slot {
+        struct cross *c;
+        int index;
+    } slots[CROSS_SUBSCRIBERS];
+    start_line *line;
+} cross;
+
+static void cross_next(void *ctx, const sk_value *value) {
+    struct cross_slot *slot = ctx;
+    cross *c = slot->c;
+    int64_t n = 0;
+    watch_enter(&c->watches[slot->index]);
+    if (sk_value_get_int64(value, &n) != SK_OK) {
+        abort();
+    }
+    /* Each subscriber disposes one now and then, spread over the puts so
+     * that most of them live while the threads overlap. */
+    if ((n + slot->index) % 150 == 0) {
+        int own = ((n + slot->index) / 150) % 4 == 0;
+        int target = own ? slot->index : (int)((n + 3 * slot->index) % CROSS_SUBSCRIBERS);
+        sk_disposable_dispose(c->subscriptions[target]);
+    }
+    watch_leave(&c->watches[slot->index]);
+}
+
+static void cross_release(void *ctx) {
+    struct cross_slot *slot = ctx;
+    watch_release(&slot->c->watches[slot->index]);
+}
+
+static void *cross_put(void *arg) {
+    cross *c = arg;
+    start_line_wait(c->line);
+    for (int64_t i = 1; i <= CROSS_PUTS; i++) {
+        sk_value v = int_value(i);
+        SK_OK_OR_ABORT(sk_pipe_put(c->pipe, &v));
+    }
+    return NULL;
+}
+
+Test(threads, cross_disposals_by_subscribers_while_threads_put, .timeout = SK_TEST_TIMEOUT) {
+    for (int round = 0; round < CROSS_ROUNDS; round++) {
+        cross c;
+        memset(&c, 0, sizeof c);
+        start_line line;
+        start_line_init(&line, CROSS_PUTTERS);
+        c.line = &line;
+        SK_OK_OR_FAIL(sk_pipe_create(&c.pipe, false));
+        sk_signal *signal = NULL;
+        SK_OK_OR_FAIL(sk_pipe_signal(&signal, c.pipe));
+        for (int i = 0; i < CROSS_SUBSCRIBERS; i++) {
+            c.slots[i].c = &c;
+            c.slots[i].index = i;
+            sk_observer observer = { cross_next, NULL, NULL, &c.slots[i], cross_release };
+            SK_OK_OR_FAIL(sk_signal_start(&c.subscriptions[i], signal, &observer));
+        }
+        pthread_t putters[CROSS_PUTTERS];
+        for (int i = 0; i < CROSS_PUTTERS; i++) {
+            cr_assert_eq(pthread_create(&putters[i], NULL, cross_put, &c), 0);
+        }
+        for (int i = 0; i < CROSS_PUTTERS; i++) {
+            pthread_join(putters[i], NULL);
+        }
+        /* Every delivery is over: the disposed subscribers are released;
+         * the others go now, in reverse order. */
+        for (int i = CROSS_SUBSCRIBERS - 1; i >= 0; i--) {
+            sk_disposable_dispose(c.subscriptions[i]);
+            sk_disposable_release(c.subscriptions[i]);
+        }
+        for (int i = 0; i < CROSS_SUBSCRIBERS; i++) {
+            watch_expect(&c.watches[i], "subscriber", i);
+        }
+        sk_signal_release(signal);
+        sk_pipe_release(c.pipe);
+        start_line_destroy(&line);
+    }
+    expect_no_live_objects(0);
+}
+
+/* ------------------------------------------------------------------------ */
 /* Dispose racing put_next on a retained subscriber                          */
 /* ------------------------------------------------------------------------ */
 
