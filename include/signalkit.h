@@ -1029,8 +1029,10 @@ int sk_signal_never(sk_signal **out);
  * Disposing the disposable cancels the subscription: once
  * sk_disposable_dispose() has returned, no callback starts on the disposing
  * thread, and `observer->release` runs once the callbacks in progress
- * elsewhere have returned. The disposable exists only once this call
- * returns, so nothing disposes the subscription during the call: what the
+ * elsewhere have returned (for a subscription to a pipe, once the
+ * deliveries in progress elsewhere are over: see the @ref conventions
+ * "conventions", "Order of events"). The disposable exists only once this
+ * call returns, so nothing disposes the subscription during the call: what the
  * generator emits before returning reaches the observer, unless an operator
  * of the chain ends the subscription first (the @ref conventions
  * "conventions" say how a callback stops such a source).
