@@ -111,14 +111,12 @@ final class _SignalPendingLimit<T, E>: @unchecked Sendable {
         self.roomWaits.wakeEvery(room: self.room, waiters: &self.waiters)
     }
 
-    /// The owner's `_SignalRoomPlace.hasRoom`, called with the owner's
-    /// `mutex` locked and `full`, what a waiting producer would see (the
-    /// ring full and the place not ended): `wait` is registered, woken with
-    /// the waiting producers, when there is no room. Unlocks.
+    /// The owner's `_SignalRoomPlace.hasRoom`, called under the owner's
+    /// lock with `full`, what a waiting producer would see (the ring full
+    /// and the place not ended): `wait` is registered, woken with the
+    /// waiting producers, when there is no room.
     @usableFromInline
-    func hasRoom(unless full: Bool, orRegisters wait: _SignalRoomWait, _ mutex: borrowing _Mutex) -> Bool {
-        let room = self.roomWaits.hasRoom(unless: full, registering: wait, waiters: &self.waiters)
-        mutex.unlock()
-        return room
+    func hasRoom(unless full: Bool, orRegisters wait: _SignalRoomWait) -> Bool {
+        return self.roomWaits.hasRoom(unless: full, registering: wait, waiters: &self.waiters)
     }
 }

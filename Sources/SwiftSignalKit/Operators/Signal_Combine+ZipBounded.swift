@@ -318,6 +318,8 @@ extension _ZipBoundedState: _SignalRoomPlace {
     @usableFromInline
     func hasRoom(_ index: Int, orRegisters wait: _SignalRoomWait) -> Bool {
         self.mutex.lock()
-        return self.limit.hasRoom(unless: self.queues[index].isFull && !self.disposed && !self.failed, orRegisters: wait, self.mutex)
+        let room = self.limit.hasRoom(unless: self.queues[index].isFull && !self.disposed && !self.failed, orRegisters: wait)
+        self.mutex.unlock()
+        return room
     }
 }

@@ -300,6 +300,8 @@ extension _SignalBoundedValuesState: _SignalRoomPlace {
     /// Room as a waiting producer sees it (`put`).
     func hasRoom(_ index: Int, orRegisters wait: _SignalRoomWait) -> Bool {
         self.mutex.lock()
-        return self.limit.hasRoom(unless: self.ring.isFull && !self.disposedByReader && !self.closed, orRegisters: wait, self.mutex)
+        let room = self.limit.hasRoom(unless: self.ring.isFull && !self.disposedByReader && !self.closed, orRegisters: wait)
+        self.mutex.unlock()
+        return room
     }
 }

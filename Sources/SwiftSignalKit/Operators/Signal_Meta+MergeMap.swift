@@ -399,6 +399,8 @@ extension _MergeMapState: _SignalRoomPlace {
             self.mutex.unlock()
             return true
         }
-        return limit.hasRoom(unless: self.waiting.isFull && !self.finished && !self.overflowed, orRegisters: wait, self.mutex)
+        let room = limit.hasRoom(unless: self.waiting.isFull && !self.finished && !self.overflowed, orRegisters: wait)
+        self.mutex.unlock()
+        return room
     }
 }

@@ -471,6 +471,8 @@ extension _SignalBoundedWindow: _SignalRoomPlace {
     /// Room as a waiting producer sees it (`append`).
     func hasRoom(_ index: Int, orRegisters wait: _SignalRoomWait) -> Bool {
         self.mutex.lock()
-        return self.limit.hasRoom(unless: self.ring.isFull && !self.disposed && !self.failed, orRegisters: wait, self.mutex)
+        let room = self.limit.hasRoom(unless: self.ring.isFull && !self.disposed && !self.failed, orRegisters: wait)
+        self.mutex.unlock()
+        return room
     }
 }
