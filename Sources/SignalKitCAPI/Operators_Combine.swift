@@ -83,7 +83,7 @@ private func fusedCombination<R>(_ combined: Signal<[SKValue], SKValue>) -> Sign
                 return nil
             }
             return { values in
-                guard let array = arrays.take(count: values.count, { values[$0] }) else {
+                guard let array = arrays.take(count: values.count, { values[$0].raw }) else {
                     endOutOfMemory(liveness, count: values.count, source: Subscriber<[SKValue], SKValue>.self)
                     return
                 }

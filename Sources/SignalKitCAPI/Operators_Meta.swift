@@ -146,7 +146,7 @@ private struct SKGroupKey: Hashable {
                 hasher.combine(bytes: bytes.bytes)
             }
         case SK_KIND_ARRAY:
-            hasher.combine((value.object as? SKArray)?.items.count ?? 0)
+            hasher.combine((value.object as? SKArray)?.count ?? 0)
         case SK_KIND_POINTER:
             hasher.combine((value.object as? SKPointer)?.pointer)
         case SK_KIND_NIL:

@@ -259,7 +259,10 @@ struct SKValue: Equatable, @unchecked Sendable {
             }
             return lhs == rhs
         case SK_KIND_ARRAY:
-            return (lhs.object as? SKArray)?.items == (rhs.object as? SKArray)?.items
+            guard let lhs = lhs.object as? SKArray, let rhs = rhs.object as? SKArray else {
+                return lhs.object === rhs.object
+            }
+            return lhs == rhs
         case SK_KIND_POINTER:
             return (lhs.object as? SKPointer)?.pointer == (rhs.object as? SKPointer)?.pointer
         default:
@@ -376,13 +379,26 @@ final class SKBytes: SKObject {
     }
 }
 
-/// An immutable array of values, with a C view of its elements.
+/// An immutable array of values, kept as its C view alone: `storage` holds
+/// the `count` items as `sk_value`s, and the array owns one reference to
+/// the object of each item of a heap kind (taken as the item is stored,
+/// dropped as it is replaced or the array goes away), as an `sk_value` that
+/// a C caller owns does. An item of a primitive kind (a combination's usual
+/// item) is its C value and nothing else: storing, replacing and releasing
+/// it calls nothing. (The items were also kept as a Swift `[SKValue]`: each
+/// store retained and released the nil objects of primitive items through
+/// the runtime, and a refill checked that array's uniqueness: about 25
+/// instructions an emission of sk_signal_combine_latest's pairs.)
 ///
 /// Immutable as far as anyone holding it can tell: `refill` rewrites an array
 /// only while nothing but its `SKArrayReuse` holds it.
+///
+/// Thread-safety: immutable once made (`refill` aside, above): any thread.
 final class SKArray: SKObject {
-    /// Written at init and by `refill` only (see there).
-    @exclusivity(unchecked) private(set) var items: [SKValue]
+    /// The number of items.
+    let count: Int
+    /// The items (`count` of them, at least one element allocated): the C
+    /// view that sk_value_get_array_item() lends.
     let storage: UnsafeMutablePointer<sk_value>
     /// Levels of arrays, this one included (1 for an array of no arrays):
     /// what `sk_value_set_array` bounds by SK_VALUE_MAX_DEPTH, so that the
@@ -393,37 +409,72 @@ final class SKArray: SKObject {
     /// The depth an array of `items` would have.
     static func depth(of items: [SKValue]) -> Int {
         var deepest = 0
-        for item in items where item.kind == SK_KIND_ARRAY {
-            if let object = item.object {
-                deepest = max(deepest, unsafeDowncast(object, to: SKArray.self).depth)
-            }
+        for item in items {
+            deepest = max(deepest, SKArray.depth(ofItem: item.raw))
         }
         return deepest + 1
+    }
+
+    /// The depth of an item: an array's, else 0.
+    @inline(__always)
+    static func depth(ofItem item: sk_value) -> Int {
+        guard item.kind == SK_KIND_ARRAY, let pointer = item.u.object else {
+            return 0
+        }
+        return Unmanaged<SKArray>.fromOpaque(pointer)._withUnsafeGuaranteedRef { $0.depth }
     }
 
     /// An array of `items` that the library makes (a combination's), or nil
     /// when the system refuses the memory for its C view: the caller (a
     /// delivery, where no status can be returned) ends its subscription with
     /// an error instead (see `fusedCombination`). The Swift runtime's own
-    /// allocations (of `items`, of this object) still stop the process when
-    /// refused, as every Swift allocation does: the C view's is the one the
-    /// library can report.
-    convenience init?(_ items: [SKValue], depth: Int? = nil) {
-        guard let storage = SKArray.allocateStorage(count: items.count) else {
-            return nil
-        }
-        self.init(items, depth: depth ?? SKArray.depth(of: items), storage: storage)
+    /// allocation (of this object) still stops the process when refused, as
+    /// every Swift allocation does: the C view's is the one the library can
+    /// report.
+    convenience init?(_ items: [SKValue]) {
+        self.init(count: items.count) { items[$0].raw }
     }
 
-    /// An array of `items` whose C view is `storage` (from `allocateStorage`,
-    /// for as many items; the array takes it over).
-    init(_ items: [SKValue], depth: Int, storage: UnsafeMutablePointer<sk_value>) {
-        self.depth = depth
-        self.items = items
-        self.storage = storage
-        for (index, item) in items.enumerated() {
-            (self.storage + index).initialize(to: item.raw)
+    /// An array of the `count` items `item(index)` gives (the C values of
+    /// values the caller holds, their objects retained here), or nil when
+    /// the memory for its C view is refused (as `init(_:)`). The items are
+    /// read as C values so that reading them copies no `SKValue` (a retain
+    /// and a release of a primitive's nil object each).
+    @inline(__always)
+    init?(count: Int, _ item: (Int) -> sk_value) {
+        guard let storage = SKArray.allocateStorage(count: count) else {
+            return nil
         }
+        var deepest = 0
+        for index in 0 ..< count {
+            let value = item(index)
+            SKArray.retainObject(of: value)
+            (storage + index).initialize(to: value)
+            if value.kind == SK_KIND_ARRAY {
+                deepest = max(deepest, SKArray.depth(ofItem: value))
+            }
+        }
+        self.count = count
+        self.storage = storage
+        self.depth = deepest + 1
+        super.init(fastKind: .array)
+    }
+
+    /// An array of the `count` valid C values at `items` (checked by the
+    /// caller: see `SKValue.validate`), each object retained, whose C view
+    /// is `storage` (from `allocateStorage`, for as many items; the array
+    /// takes it over) and whose depth is `depth` (`depth(ofItem:)` of the
+    /// deepest item, plus 1).
+    init(copying items: UnsafePointer<sk_value>, count: Int, depth: Int, storage: UnsafeMutablePointer<sk_value>) {
+        for index in 0 ..< count {
+            // As `init(borrowing:)` reads a C value: a bool's unused bytes cleared.
+            let value = SKValue(borrowing: items + index)
+            SKArray.retainObject(of: value.raw)
+            (storage + index).initialize(to: value.raw)
+        }
+        self.count = count
+        self.storage = storage
+        self.depth = depth
         super.init(fastKind: .array)
     }
 
@@ -436,41 +487,59 @@ final class SKArray: SKObject {
         return malloc(byteCount)?.bindMemory(to: sk_value.self, capacity: max(1, count))
     }
 
-    /// An array of the `count` items `item(index)` gives, in a buffer of its
-    /// own (never one its caller may want to update in place), so that
-    /// `refill` can rewrite it; nil when the memory for its C view is
-    /// refused (as `init(_:depth:)`).
+    /// Item `index` (in `0 ..< count`) as a value of its own (its object
+    /// retained).
+    func item(_ index: Int) -> SKValue {
+        return SKValue(borrowing: UnsafePointer(self.storage + index))
+    }
+
+    /// Takes the reference an item of a heap kind keeps (none for a
+    /// primitive: a compare and a branch).
     @inline(__always)
-    convenience init?(count: Int, _ item: (Int) -> SKValue) {
-        var items: [SKValue] = []
-        items.reserveCapacity(count)
-        for index in 0 ..< count {
-            items.append(item(index))
+    private static func retainObject(of item: sk_value) {
+        if item.kind.rawValue > SK_KIND_DOUBLE.rawValue, let pointer = item.u.object {
+            _ = Unmanaged<SKObject>.fromOpaque(pointer).retain()
         }
-        self.init(items)
+    }
+
+    /// Drops the reference an item of a heap kind kept.
+    @inline(__always)
+    private static func releaseObject(of item: sk_value) {
+        if item.kind.rawValue > SK_KIND_DOUBLE.rawValue, let pointer = item.u.object {
+            Unmanaged<SKObject>.fromOpaque(pointer).release()
+        }
     }
 
     /// Releasing an array of arrays must not recurse once per level (the
-    /// runtime's release of `items` would run the deinit of a child array it
-    /// held the last reference to, which releases its own items, and so on:
-    /// 128 levels overflow a small thread stack). So an array with arrays in
-    /// it (depth above 1) hands its items to this thread's release list
+    /// release of an item would run the deinit of a child array it held the
+    /// last reference to, which releases its own items, and so on: 128
+    /// levels overflow a small thread stack). So an array with arrays in it
+    /// (depth above 1) hands its items to this thread's release list
     /// instead: the outermost such deinit on the thread releases them one
     /// batch at a time, and a child array whose deinit that runs appends its
     /// own items to the list and returns. The stack holds at most two array
     /// deinits, whatever the depth. An array of no arrays releases its items
     /// in place (no recursion through arrays can follow).
     deinit {
-        free(self.storage)
         if self.depth > 1 {
-            SKArray.releaseNested(&self.items)
+            SKArray.releaseNested(self.storage, count: self.count)
+        } else {
+            for index in 0 ..< self.count {
+                SKArray.releaseObject(of: self.storage[index])
+            }
         }
+        free(self.storage)
     }
 
+    /// The items' references, taken over as values (`SKValue(taking:)`)
+    /// and handed to the thread's release list.
     @inline(never)
-    private static func releaseNested(_ items: inout [SKValue]) {
+    private static func releaseNested(_ storage: UnsafeMutablePointer<sk_value>, count: Int) {
         var batch: [SKValue] = []
-        swap(&batch, &items)
+        batch.reserveCapacity(count)
+        for index in 0 ..< count {
+            batch.append(SKValue(taking: storage[index]))
+        }
         if let current = SKReleaseList.current {
             current.pending.append(batch)
             return
@@ -481,41 +550,65 @@ final class SKArray: SKObject {
         list.drain()
     }
 
+    /// Replaces the item at `slot` with `value`: the new object retained
+    /// before the old one is released (the same object may be both).
+    @inline(__always)
+    private static func replace(_ slot: UnsafeMutablePointer<sk_value>, with value: sk_value) {
+        SKArray.retainObject(of: value)
+        let replaced = slot.pointee
+        slot.pointee = value
+        SKArray.releaseObject(of: replaced)
+    }
+
     /// `refill` for an array of two items, the two-signal combination's:
-    /// no closure per item, one uniqueness check of the items' buffer (which
-    /// nothing but this array holds).
+    /// no closure per item.
     @inline(__always)
     func refill(_ first: SKValue, _ second: SKValue) {
         // Invariant (the library's own, as `refill(count:_:)`): SKArrayReuse
         // hands this out only for arrays made with two items.
-        precondition(self.items.count == 2, "an array refilled with another number of items")
-        self.storage[0] = first.raw
-        self.storage[1] = second.raw
-        self.items.withUnsafeMutableBufferPointer { items in
-            SKValue.replace(items.baseAddress.unsafelyUnwrapped, with: first)
-            SKValue.replace(items.baseAddress.unsafelyUnwrapped + 1, with: second)
+        precondition(self.count == 2, "an array refilled with another number of items")
+        SKArray.replace(self.storage, with: first.raw)
+        SKArray.replace(self.storage + 1, with: second.raw)
+        if first.kind == SK_KIND_ARRAY || second.kind == SK_KIND_ARRAY {
+            self.depth = max(SKArray.depth(ofItem: first.raw), SKArray.depth(ofItem: second.raw)) + 1
+        } else {
+            self.depth = 1
         }
-        self.depth = first.kind == SK_KIND_ARRAY || second.kind == SK_KIND_ARRAY ? SKArray.depth(of: self.items) : 1
     }
 
     /// Replaces the items with the `count` items `item(index)` gives (as
-    /// many as the array has), in place. Only for an array that nothing else
-    /// holds (see `SKArrayReuse`), so that no reader can see it change.
+    /// many as the array has; C values, as for `init(count:_:)`), in place.
+    /// Only for an array that nothing else holds (see `SKArrayReuse`), so
+    /// that no reader can see it change.
     @inline(__always)
-    func refill(count: Int, _ item: (Int) -> SKValue) {
+    func refill(count: Int, _ item: (Int) -> sk_value) {
         // Invariant: `SKArrayReuse` refills an array with as many items as it
         // was made with (one combination's inputs).
-        precondition(count == self.items.count, "an array refilled with another number of items")
-        var nested = false
+        precondition(count == self.count, "an array refilled with another number of items")
+        var deepest = 0
         for index in 0 ..< count {
             let value = item(index)
-            nested = nested || value.kind == SK_KIND_ARRAY
-            self.storage[index] = value.raw
-            self.items.withUnsafeMutableBufferPointer { items in
-                SKValue.replace(items.baseAddress.unsafelyUnwrapped + index, with: value)
+            SKArray.replace(self.storage + index, with: value)
+            if value.kind == SK_KIND_ARRAY {
+                deepest = max(deepest, SKArray.depth(ofItem: value))
             }
         }
-        self.depth = nested ? SKArray.depth(of: self.items) : 1
+        self.depth = deepest + 1
+    }
+
+    /// Equal items, or the same array (whose items are not compared: see
+    /// sk_value_equal()).
+    static func == (lhs: SKArray, rhs: SKArray) -> Bool {
+        if lhs === rhs {
+            return true
+        }
+        guard lhs.count == rhs.count else {
+            return false
+        }
+        for index in 0 ..< lhs.count where lhs.item(index) != rhs.item(index) {
+            return false
+        }
+        return true
     }
 }
 
@@ -696,7 +789,7 @@ final class SKArrayReuse: @unchecked Sendable {
     /// refilled, or a new one; nil when a new one was needed and the memory
     /// for it was refused.
     @inline(__always)
-    func take(count: Int, _ item: (Int) -> SKValue) -> SKArray? {
+    func take(count: Int, _ item: (Int) -> sk_value) -> SKArray? {
         if let taken = self.spare.exchange(nil, ordering: .acquiringAndReleasing) {
             // Nothing but the slot held it (see `giveBack`).
             let array = Unmanaged<SKArray>.fromOpaque(taken).takeRetainedValue()
@@ -715,7 +808,7 @@ final class SKArrayReuse: @unchecked Sendable {
             array.refill(first, second)
             return array
         }
-        return SKArray([first, second])
+        return SKArray(count: 2) { $0 == 0 ? first.raw : second.raw }
     }
 
     /// Keeps `array` for a later `take` if its emission (which has returned)

@@ -103,35 +103,28 @@ public func sk_value_set_array(_ out: UnsafeMutablePointer<sk_value>?, _ items: 
     if items == nil && count != 0 {
         return fail(SK_ERR_NULL_ARGUMENT, "items is NULL and count is not 0")
     }
-    // The memory first, before any item is read: the C view from malloc;
-    // the Swift array of the items cannot fail without stopping the
-    // process, so malloc is asked for its size first (and the block given
-    // back): when that fails, so would the array.
+    // The memory first, before any item is read (the C view from malloc,
+    // the array's only store of its items); then every item checked before
+    // any is retained.
     guard let storage = SKArray.allocateStorage(count: count) else {
         return fail(SK_ERR_NO_MEMORY, "out of memory for an array of \(count) values")
     }
-    let (itemBytes, overflow) = count.multipliedReportingOverflow(by: MemoryLayout<SKValue>.stride)
-    guard !overflow, itemBytes <= Int.max - 64, let probe = malloc(itemBytes + 64) else {
-        free(storage)
-        return fail(SK_ERR_NO_MEMORY, "out of memory for an array of \(count) values")
-    }
-    free(probe)
-    var values: [SKValue] = []
-    values.reserveCapacity(count)
+    var deepest = 0
     for index in 0 ..< count {
         let item = items! + index  // Invariant: checked above (count > 0 here).
         if let problem = SKValue.validate(item) {
             free(storage)
             return fail(problem.status, "item \(index): \(problem.message)")
         }
-        values.append(SKValue(borrowing: item))
+        deepest = max(deepest, SKArray.depth(ofItem: item.pointee))
     }
-    let depth = SKArray.depth(of: values)
-    if depth > Int(SK_VALUE_MAX_DEPTH) {
+    if deepest + 1 > Int(SK_VALUE_MAX_DEPTH) {
         free(storage)
-        return fail(SK_ERR_INVALID_ARGUMENT, "arrays nested \(depth) deep (the limit is SK_VALUE_MAX_DEPTH, \(SK_VALUE_MAX_DEPTH))")
+        return fail(SK_ERR_INVALID_ARGUMENT, "arrays nested \(deepest + 1) deep (the limit is SK_VALUE_MAX_DEPTH, \(SK_VALUE_MAX_DEPTH))")
     }
-    return setObject(out, SKArray(values, depth: depth, storage: storage), SK_KIND_ARRAY)
+    // Invariant: items is not NULL when count > 0 (checked above); a dummy otherwise.
+    let array = SKArray(copying: items ?? UnsafePointer(storage), count: count, depth: deepest + 1, storage: storage)
+    return setObject(out, array, SK_KIND_ARRAY)
 }
 
 @c @implementation
@@ -299,18 +292,18 @@ private func withFastArray(_ value: UnsafePointer<sk_value>?, _ body: (SKArray) 
 @c @implementation
 public func sk_value_get_array_count(_ value: UnsafePointer<sk_value>?, _ out: UnsafeMutablePointer<Int>?) -> Int32 {
     if let out, withFastArray(value, { array in
-        out.pointee = array.items.count
+        out.pointee = array.count
         return true
     }) {
         return SKOK
     }
-    return access(value, out, SK_KIND_ARRAY) { object($0, as: SKArray.self).items.count }
+    return access(value, out, SK_KIND_ARRAY) { object($0, as: SKArray.self).count }
 }
 
 @c @implementation
 public func sk_value_get_array_item(_ value: UnsafePointer<sk_value>?, _ index: Int, _ out: UnsafeMutablePointer<UnsafePointer<sk_value>?>?) -> Int32 {
     if let out, withFastArray(value, { array in
-        guard index >= 0 && index < array.items.count else {
+        guard index >= 0 && index < array.count else {
             return false
         }
         out.pointee = UnsafePointer(array.storage + index)
@@ -328,11 +321,11 @@ private func arrayItemChecked(_ value: UnsafePointer<sk_value>?, _ index: Int, _
     var inRange = true
     let status = access(value, out, SK_KIND_ARRAY, function: function) { value -> UnsafePointer<sk_value>? in
         let array = object(value, as: SKArray.self)
-        inRange = index >= 0 && index < array.items.count
+        inRange = index >= 0 && index < array.count
         return inRange ? UnsafePointer(array.storage + index) : nil
     }
     if status == SKOK && !inRange {
-        return fail(SK_ERR_INVALID_ARGUMENT, "index \(index) out of range 0..<\(object(value!, as: SKArray.self).items.count)", function: function)
+        return fail(SK_ERR_INVALID_ARGUMENT, "index \(index) out of range 0..<\(object(value!, as: SKArray.self).count)", function: function)
     }
     return status
 }

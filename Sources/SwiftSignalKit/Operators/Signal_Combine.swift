@@ -7,7 +7,9 @@
 /// one for the pair, and nothing else. (Held as `Optional`s, the same put copied and
 /// destroyed `Optional`s through outlined code, 2 copies and 5 destroys per
 /// put: for a value holding a reference, as the C API's, each is a call into
-/// the runtime.)
+/// the runtime.) The pair is handed to `emit` (`consuming`), which moves it
+/// into the downstream's call: borrowed there, it was copied once more
+/// (two retains and releases a put for the C API's values).
 ///
 /// Thread-safety: every method may be called from any thread; the lock (a
 /// `_SpinLock`: the state's update is a few instructions) is held only to
@@ -51,7 +53,7 @@ final class _CombineLatest2State<T1, T2>: @unchecked Sendable {
     /// the emission, outside the lock too.
     @inlinable
     @inline(__always)
-    func put1(_ value: T1, _ emit: ((T1, T2)) -> Void) {
+    func put1(_ value: T1, _ emit: (consuming (T1, T2)) -> Void) {
         self.mutex.lock()
         if !self.has1 {
             self.has1 = true
@@ -81,7 +83,7 @@ final class _CombineLatest2State<T1, T2>: @unchecked Sendable {
     /// Stores the second value; as `put1`.
     @inlinable
     @inline(__always)
-    func put2(_ value: T2, _ emit: ((T1, T2)) -> Void) {
+    func put2(_ value: T2, _ emit: (consuming (T1, T2)) -> Void) {
         self.mutex.lock()
         if !self.has2 {
             self.has2 = true
@@ -244,14 +246,14 @@ func combineLatest2<T1, T2, E>(queue: Queue?, _ s1: Signal<T1, E>, _ s2: Signal<
             let next2: (T2) -> Void
             if let next {
                 next1 = { value in
-                    state.put1(value) { pair in
+                    state.put1(value) { (pair: consuming (T1, T2)) in
                         if !subscriber.isTerminated {
                             next(pair)
                         }
                     }
                 }
                 next2 = { value in
-                    state.put2(value) { pair in
+                    state.put2(value) { (pair: consuming (T1, T2)) in
                         if !subscriber.isTerminated {
                             next(pair)
                         }
@@ -283,12 +285,12 @@ func combineLatest2<T1, T2, E>(queue: Queue?, _ s1: Signal<T1, E>, _ s2: Signal<
         let state = _CombineLatest2State<T1, T2>(value1: v1, value2: v2)
         let group = _SignalInputGroup(count: 2, subscriber: subscriber, queue: queue)
         let next1: (T1) -> Void = { value in
-            state.put1(value) { pair in
+            state.put1(value) { (pair: consuming (T1, T2)) in
                 subscriber.putNext(pair)
             }
         }
         let next2: (T2) -> Void = { value in
-            state.put2(value) { pair in
+            state.put2(value) { (pair: consuming (T1, T2)) in
                 subscriber.putNext(pair)
             }
         }
