@@ -205,8 +205,14 @@ func borrowSignals(_ signals: UnsafePointer<OpaquePointer?>?, _ count: Int, func
 /// array's C view (where a delivery can return no status), the subscription
 /// ends with an error value naming the operator ("sk_signal_zip: out of
 /// memory for an array of 2 values"), as sk_signal_combine_latest's does.
-func arrayValues(_ arrays: Signal<[SKValue], SKValue>, function: StaticString = #function) -> CSignal {
-    return CSignal(fused: { makeNext, error, completed in
+///
+/// Generic over the value type, though only ever used with `SKValue`, as
+/// `pairValues` is (a closure written for `SKValue` was called through a
+/// conversion thunk, 20 instructions an array).
+func arrayValues<R>(_ arrays: Signal<[SKValue], SKValue>, function: StaticString = #function) -> Signal<R, SKValue> {
+    // Invariant (the library's own): its only callers emit SKValue.
+    precondition(R.self == SKValue.self, "a C stage emitting values other than SKValue")
+    return Signal<R, SKValue>(fused: { makeNext, error, completed in
         return arrays.startFusing({ liveness in
             guard let next = makeNext(liveness) else {
                 return nil
@@ -216,7 +222,7 @@ func arrayValues(_ arrays: Signal<[SKValue], SKValue>, function: StaticString = 
                     endOutOfMemory(liveness, count: items.count, function: function)
                     return
                 }
-                next(SKValue(object: array, kind: SK_KIND_ARRAY))
+                next(unsafeBitCast(SKValue(object: array, kind: SK_KIND_ARRAY), to: R.self))
             }
         }, error: error, completed: completed)
     })
