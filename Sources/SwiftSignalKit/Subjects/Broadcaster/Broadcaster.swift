@@ -50,8 +50,9 @@ import Synchronization
 /// state) is released after the lock is dropped, as are removed subscriptions.
 /// - Complexity: subscribing and disposing O(1) amortized, whatever the order
 ///   of the disposals (see `_BroadcasterSubscribers`); a publication O(1)
-///   under the lock (the snapshot is the bag's array, shared copy-on-write;
-///   O(n) while a subscription's replay is in progress) and O(n) to deliver,
+///   under the lock (the snapshot is the bag's buffer, lent or shared
+///   copy-on-write; O(n) while a subscription's replay is in progress) and
+///   O(n) to deliver,
 ///   n counting the subscriptions and at most as many holes.
 @usableFromInline
 final class _Broadcaster<T, State>: @unchecked Sendable {
@@ -160,6 +161,7 @@ final class _Broadcaster<T, State>: @unchecked Sendable {
     func close() {
         self.mutex.lock()
         self.closed = true
+        self.detachLentSlots()
         let entries = self.subscribers.takeAll()
         let value = self.value
         self.value = nil
@@ -218,16 +220,24 @@ final class _Broadcaster<T, State>: @unchecked Sendable {
         defer {
             withExtendedLifetime((replaced, previousState)) {}
         }
-        let targets = self.targets(for: next)
         let me = Self.currentThread()
         if self.owner.load(ordering: .acquiring) == 0 && self.deliveringThreads.isEmpty {
             self.takeOwnerSlot(me)
-            self.mutex.unlock()
-            Self.run(next, to: targets)
+            if _fastPath(self.replayingCount == 0) {
+                // The bag's buffer, read without holding it (see
+                // `_BroadcasterSubscribers.lend`).
+                let targets = self.subscribers.lend()
+                self.mutex.unlock()
+                Self.run(next, over: targets)
+            } else {
+                let targets = self.targetsWhileReplaying(for: next)
+                self.mutex.unlock()
+                Self.run(next, to: targets)
+            }
             self.leaveOwner()
             return
         }
-        self.publishContended(next, targets, me)
+        self.publishContended(next, self.targets(for: next), me)
     }
 
     /// The rest of `publish`, under the lock, when a thread is delivering
@@ -302,6 +312,7 @@ final class _Broadcaster<T, State>: @unchecked Sendable {
             self.subscribeAfterEnd(entry)
             return (EmptyDisposable, result)
         }
+        self.detachLentSlots()
         self.subscribers.add(entry)
         // Nothing to replay (the common case): one test of each.
         guard self.value != nil || self.history != nil else {
@@ -497,18 +508,25 @@ final class _Broadcaster<T, State>: @unchecked Sendable {
     /// Always inlined (see `targets(for:)`).
     @inlinable @inline(__always)
     static func run(_ value: T, to targets: [_BroadcasterEntryBase?]) {
-        // The snapshot holds every target for the whole delivery (nothing
-        // mutates its buffer: the bag copies on write): each is used at +0,
-        // without a retain and release per subscription. Holes (nil) are
-        // subscriptions removed before the value was published.
         targets.withUnsafeBufferPointer { targets in
-            for index in targets.indices where targets[index] != nil {
-                Unmanaged.passUnretained(targets[index].unsafelyUnwrapped)._withUnsafeGuaranteedRef { entry in
-                    unsafeDowncast(entry, to: Entry.self).deliver(value)
-                }
-            }
-            // The reads of the snapshot end here (see _BroadcasterSubscribers).
-            _TSan.release(UnsafeRawPointer(targets.baseAddress))
+            Self.run(value, over: targets)
         }
+    }
+
+    /// Delivers `value` to the subscriptions in `targets`, a buffer of the
+    /// bag's that nothing changes or frees during the delivery (a snapshot
+    /// held, or the bag's buffer lent to the owner slot's delivery).
+    @inlinable @inline(__always)
+    static func run(_ value: T, over targets: UnsafeBufferPointer<_BroadcasterEntryBase?>) {
+        // The buffer holds every target for the whole delivery: each is
+        // used at +0, without a retain and release per subscription. Holes
+        // (nil) are subscriptions removed before the value was published.
+        for index in targets.indices where targets[index] != nil {
+            Unmanaged.passUnretained(targets[index].unsafelyUnwrapped)._withUnsafeGuaranteedRef { entry in
+                unsafeDowncast(entry, to: Entry.self).deliver(value)
+            }
+        }
+        // The reads of the buffer end here (see _BroadcasterSubscribers).
+        _TSan.release(UnsafeRawPointer(targets.baseAddress))
     }
 }

@@ -65,27 +65,44 @@ struct _BroadcasterEnding {
 /// own subscription is inside its thread's registration: the release waits
 /// for it to return.
 ///
+/// A retirement may also keep a buffer of the bag that the owner slot's
+/// delivery reads without holding it, when the bag changed during that
+/// delivery (`_Broadcaster.detachLentSlots`): released when it is finished.
+///
 /// Thread-safety: guarded by the broadcaster's lock.
 @usableFromInline
 struct _BroadcasterRetirement {
     /// The last ticket given when the subscription ended: every
     /// registration numbered up to it must have ended first.
     @usableFromInline let ticket: Int
-    @usableFromInline let entry: _BroadcasterEntryBase
+    /// The subscription (nil for a kept buffer).
+    @usableFromInline let entry: _BroadcasterEntryBase?
     @usableFromInline var ending: _BroadcasterEnding?
+    /// The buffer kept (nil for a subscription).
+    @usableFromInline let slots: [_BroadcasterEntryBase?]?
 
     @inlinable
     init(ticket: Int, entry: _BroadcasterEntryBase, ending: _BroadcasterEnding?) {
         self.ticket = ticket
         self.entry = entry
         self.ending = ending
+        self.slots = nil
     }
 
-    /// The terminal event, then the release (no lock is held).
+    @inlinable
+    init(ticket: Int, keeping slots: [_BroadcasterEntryBase?]) {
+        self.ticket = ticket
+        self.entry = nil
+        self.ending = nil
+        self.slots = slots
+    }
+
+    /// The terminal event, then the release (no lock is held); a kept
+    /// buffer goes with the retirement.
     @inlinable
     func finish() {
         self.ending?.run()
-        self.entry.releaseCallback()
+        self.entry?.releaseCallback()
     }
 }
 
@@ -161,6 +178,7 @@ extension _Broadcaster {
         var ending = ending
         self.mutex.lock()
         if removing {
+            self.detachLentSlots()
             // The caller holds the entry: the bag's release of it frees nothing.
             _ = self.subscribers.remove(entry)
         }
@@ -186,6 +204,7 @@ extension _Broadcaster {
     func retire(_ entry: _BroadcasterEntryBase, removing: Bool) {
         self.mutex.lock()
         if removing {
+            self.detachLentSlots()
             // The caller holds the entry: the bag's release of it frees nothing.
             _ = self.subscribers.remove(entry)
         }
@@ -195,6 +214,44 @@ extension _Broadcaster {
         }
         self.mutex.unlock()
         entry.releaseCallback()
+    }
+
+    /// Before a change to the bag (under the lock): if its buffer was lent
+    /// to the owner slot's delivery (`_BroadcasterSubscribers.lend`) and
+    /// the slot is still taken, that delivery may be reading it: the bag
+    /// moves to a copy, and the buffer is kept by a retirement until the
+    /// registrations made up to now have ended. Once the slot has been
+    /// freed, the delivery's reads are over (they came before the slot's
+    /// exchange): the change is made in place.
+    @inlinable @inline(__always)
+    func detachLentSlots() {
+        if _slowPath(self.subscribers.lent) {
+            self.detachLentSlotsNow()
+        }
+    }
+
+    /// `detachLentSlots` when the buffer was lent. Out of line: a change
+    /// during the owner slot's delivery is off the path of values.
+    @usableFromInline @inline(never)
+    func detachLentSlotsNow() {
+        self.subscribers.lent = false
+        let owner = self.owner.load(ordering: .acquiring)
+        if owner == 0 {
+            return
+        }
+        let kept = self.subscribers.slots
+        var copy: [_BroadcasterEntryBase?] = []
+        copy.reserveCapacity(kept.capacity)
+        copy.append(contentsOf: kept)
+        self.subscribers.slots = copy
+        // The slot marked, so that its thread looks at the retirements when
+        // it leaves. Freed meanwhile (unmarked), the delivery is over:
+        // `kept` goes here, with nothing of its own (the copy holds every
+        // subscription it holds).
+        if owner & Self.retireBit == 0 && !self.owner.compareExchange(expected: owner, desired: owner | Self.retireBit, ordering: .acquiringAndReleasing).exchanged {
+            return
+        }
+        self.retirements.append(_BroadcasterRetirement(ticket: self.tickets, keeping: kept))
     }
 
     /// `retire` while threads are delivering: keeps the retirement (and

@@ -14,13 +14,19 @@ import _SwiftSignalKitShims
 /// never more than twice as long as the subscriptions in it. Storage beyond
 /// 4,096 slots is given back when the bag shrinks to a quarter of it.
 ///
-/// `slots` is also the delivery snapshot: a delivery holds the array as it
-/// was (a copy-on-write copy, no allocation) and skips its holes. A change
-/// made while a delivery holds it copies it first (O(n)), as it always has.
-/// A change made in place after the last delivery let go of the buffer is
-/// ordered after that delivery's reads by the runtime's reference count,
-/// which ThreadSanitizer cannot see: every change announces itself with
-/// `_TSan.acquire` and every delivery ends with `_TSan.release` (Support/TSan.swift).
+/// `slots` is also the delivery snapshot, which a delivery reads and whose
+/// holes it skips. The owner slot's delivery (`_Broadcaster.publish`, the
+/// thread that delivers without contention) reads the buffer without
+/// holding it (`lend`, `lent`): a change made while it may still read it
+/// moves the bag to a copy first (O(n)) and keeps the buffer until that
+/// delivery is over (`_Broadcaster.detachLentSlots`). Every other delivery
+/// holds the array as it was (a copy-on-write copy, no allocation), and a
+/// change made while one holds it copies it first (O(n)). A change made in
+/// place after the last delivery let go of the buffer is ordered after that
+/// delivery's reads by the owner slot's exchange or, for a held copy, by
+/// the runtime's reference count, which ThreadSanitizer cannot see: every
+/// change announces itself with `_TSan.acquire` and every delivery ends
+/// with `_TSan.release` (Support/TSan.swift).
 ///
 /// Thread-safety: guarded by the broadcaster's lock, as is the `slot` of its
 /// subscriptions.
@@ -37,6 +43,10 @@ struct _BroadcasterSubscribers {
     /// The `slot` of whatever is in `slots[0]`: a subscription is at
     /// `slots[slot - base]`.
     @usableFromInline var base = 0
+    /// Whether the buffer of `slots` was lent (`lend`) since the last
+    /// change: the owner slot's delivery may read it without holding it
+    /// for as long as that slot is taken.
+    @usableFromInline var lent = false
 
     @inlinable
     init() {
@@ -55,6 +65,15 @@ struct _BroadcasterSubscribers {
                 _TSan.acquire(UnsafeRawPointer(slots.baseAddress))
             }
         }
+    }
+
+    /// The buffer of `slots`, read by a delivery without holding it (one
+    /// retain and release fewer per publication: two atomic operations);
+    /// valid until the next change (see `lent`).
+    @inlinable @inline(__always)
+    mutating func lend() -> UnsafeBufferPointer<_BroadcasterEntryBase?> {
+        self.lent = true
+        return self.slots.withUnsafeBufferPointer { $0 }
     }
 
     @inlinable

@@ -93,6 +93,7 @@ extension _Broadcaster {
             self.mutex.unlock()
             return
         }
+        self.detachLentSlots()
         let entries = self.subscribers.takeAll()
         var ending: [Entry] = []
         ending.reserveCapacity(entries.count)
