@@ -128,9 +128,6 @@ REASONS = {
                        "witnesses (~90 more than Swift's Int), and SKValue's == compares the key with the last (~26)",
     ("on_backpressure_buffer", "swift"): "a mutex lock and unlock per value (the buffer's gate and drain), "
                                          "one thread with nothing waiting",
-    ("before_next", "swift"): "not a fused stage: each value passes a Subscriber of its own (putNext's "
-                              "call window and checks, ~44) and reaches the side effect through a conversion "
-                              "thunk (~12), where map's is a composed closure",
     ("map", "c"): "the C function's run inside the absorbed stage (SKDisposable.absorbing, ~70: the callback "
                   "state's thread-local ~11, the value lent as sk_value and the result taken), against Swift's "
                   "closure; the figure over bare rose 77 -> 85 with map's path unchanged when the bare row's C "
