@@ -197,19 +197,6 @@ struct SKValue: Equatable, @unchecked Sendable {
         return _withUnprotectedUnsafeMutablePointer(to: &value) { body($0) }
     }
 
-    /// Replaces the value at `slot` (initialized) with `value`. When neither
-    /// holds an object (primitives: a combination's usual items), only the C
-    /// value is written: assigning the whole `SKValue` costs a retain and a
-    /// release of nil, two calls into the runtime.
-    @inline(__always)
-    static func replace(_ slot: UnsafeMutablePointer<SKValue>, with value: SKValue) {
-        if value.object == nil && slot.pointee.object == nil {
-            slot.pointee.raw = value.raw
-        } else {
-            slot.pointee = value
-        }
-    }
-
     /// A value of `object` (of the heap `kind`) that takes over the caller's
     /// reference (`consuming`: no retain), for `lent`.
     @inline(__always)
@@ -406,15 +393,6 @@ final class SKArray: SKObject {
     /// of the ffi layer and of bindings) stay far from any stack's limit.
     @exclusivity(unchecked) private(set) var depth: Int
 
-    /// The depth an array of `items` would have.
-    static func depth(of items: [SKValue]) -> Int {
-        var deepest = 0
-        for item in items {
-            deepest = max(deepest, SKArray.depth(ofItem: item.raw))
-        }
-        return deepest + 1
-    }
-
     /// The depth of an item: an array's, else 0.
     @inline(__always)
     static func depth(ofItem item: sk_value) -> Int {
@@ -465,12 +443,16 @@ final class SKArray: SKObject {
     /// is `storage` (from `allocateStorage`, for as many items; the array
     /// takes it over) and whose depth is `depth` (`depth(ofItem:)` of the
     /// deepest item, plus 1).
-    init(copying items: UnsafePointer<sk_value>, count: Int, depth: Int, storage: UnsafeMutablePointer<sk_value>) {
+    init(copying items: UnsafePointer<sk_value>?, count: Int, depth: Int, storage: UnsafeMutablePointer<sk_value>) {
         for index in 0 ..< count {
-            // As `init(borrowing:)` reads a C value: a bool's unused bytes cleared.
-            let value = SKValue(borrowing: items + index)
-            SKArray.retainObject(of: value.raw)
-            (storage + index).initialize(to: value.raw)
+            // Invariant: `items` is not NULL when `count` > 0 (the caller's check).
+            var item = items.unsafelyUnwrapped[index]
+            if item.kind == SK_KIND_BOOL {
+                // As `init(borrowing:)` reads a C value: a bool's unused bytes cleared.
+                item = SKValue.clearingUnusedBytes(ofBool: item)
+            }
+            SKArray.retainObject(of: item)
+            (storage + index).initialize(to: item)
         }
         self.count = count
         self.storage = storage

@@ -122,8 +122,7 @@ public func sk_value_set_array(_ out: UnsafeMutablePointer<sk_value>?, _ items: 
         free(storage)
         return fail(SK_ERR_INVALID_ARGUMENT, "arrays nested \(deepest + 1) deep (the limit is SK_VALUE_MAX_DEPTH, \(SK_VALUE_MAX_DEPTH))")
     }
-    // Invariant: items is not NULL when count > 0 (checked above); a dummy otherwise.
-    let array = SKArray(copying: items ?? UnsafePointer(storage), count: count, depth: deepest + 1, storage: storage)
+    let array = SKArray(copying: items, count: count, depth: deepest + 1, storage: storage)
     return setObject(out, array, SK_KIND_ARRAY)
 }
 
