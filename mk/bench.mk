@@ -111,7 +111,7 @@ bench: bench-c bench-cpp bench-peers bench-rust ## the benchmark suite: every wo
 # The workloads compared with the C++ peers (run.py INTERLEAVED_WORKLOADS, or
 # BENCH_WORKLOADS=W2b,W4), each program once per round, in turn, BENCH_REPS
 # rounds: ratios a shared machine's changing load weighs on alike.
-bench-interleaved: bench-c bench-cpp bench-peers ## the Swift, C, C++ and C++ peers' W2, W2b, W4, W6b, W7, interleaved
+bench-interleaved: bench-c bench-cpp bench-peers ## the Swift, C, C++ and C++ peers' W2, W2b, W3, W4, W6b, W7, W5, W5z, W5s, W3s, interleaved
 	$(call replan_when_core_files_change,Benchmarks/Suite/.build)
 	cd Benchmarks/Suite && $(SWIFT) build -c release --product SwiftBench
 	$(PYTHON) Benchmarks/run.py interleave --reps $(BENCH_REPS) --divide $(BENCH_DIVIDE) --out $(BENCH_OUT) \

@@ -179,6 +179,31 @@ int64_t w7(int64_t n, bench_probe *p) {
     return sum;
 }
 
+/* W5: two subjects combined, the latest of each (a tuple per emission),
+ * value i into subject i % 2, a sink summing both; the puts only are
+ * timed. */
+int64_t w5(int64_t n, bench_probe *p) {
+    int64_t sum = 0;
+    rxcpp::subjects::subject<int64_t> a, b;
+    auto input_a = a.get_subscriber();
+    auto input_b = b.get_subscriber();
+    auto subscription = a.get_observable().combine_latest(b.get_observable()).subscribe(
+        [&sum](const std::tuple<int64_t, int64_t> &pair) {
+            sum = wrapping_add(sum, wrapping_add(std::get<0>(pair), std::get<1>(pair)));
+        });
+    probe_begin(p);
+    for (int64_t i = 0; i < n; i++) {
+        if (i % 2 == 0) {
+            input_a.on_next(i);
+        } else {
+            input_b.on_next(i);
+        }
+    }
+    probe_end(p);
+    subscription.unsubscribe();
+    return sum;
+}
+
 /* W5z: two subjects zipped (a tuple per pair), value i into subject i % 2,
  * a sink summing both; the puts only are timed. */
 int64_t w5z(int64_t n, bench_probe *p) {
@@ -246,6 +271,6 @@ int64_t w3s(int64_t sinks, int64_t puts, bench_probe *p) {
 }  // namespace
 
 int main(int argc, char **argv) {
-    peer::peer_workloads workloads = { "rxcpp", w1, w2, w2b, w3, w4, w6, w6b, w7, 2000, w5z, w5s, w3s };
+    peer::peer_workloads workloads = { "rxcpp", w1, w2, w2b, w3, w4, w6, w6b, w7, 2000, w5z, w5s, w3s, w5 };
     return peer::peer_main(argc, argv, workloads);
 }

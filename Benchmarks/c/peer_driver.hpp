@@ -8,9 +8,9 @@
  * The workloads: W1, W2 (the mapped observable built once, as our W2), W2b
  * (built per cycle), W3, W4 (map to a one-value observable, switch to the
  * latest), W6 and W6b (as W2 and W2b, kept alive), W7 (hop to a serial
- * worker), and the operators a user chains (issue 41): W5z (two subjects
- * zipped), W5s (a subject through scan), W3s (a subject shared by 100
- * subscribers). W5 (combine-latest) is not written for the peers. */
+ * worker), and the operators a user chains (issue 41): W5 (two subjects
+ * combined, the latest of each), W5z (two subjects zipped), W5s (a subject
+ * through scan), W3s (a subject shared by 100 subscribers). */
 #ifndef PEER_DRIVER_HPP
 #define PEER_DRIVER_HPP
 
@@ -58,6 +58,21 @@ inline int64_t sum_below(int64_t n) {
     return sum;
 }
 
+/* W5: value i into subject i % 2; once both have a value, each put emits
+ * the latest of both, summed. */
+inline int64_t expected_w5(int64_t n) {
+    int64_t latest[2] = { 0, 0 }, sum = 0;
+    bool seen[2] = { false, false };
+    for (int64_t i = 0; i < n; i++) {
+        latest[i % 2] = i;
+        seen[i % 2] = true;
+        if (seen[0] && seen[1]) {
+            sum = wrapping_add(sum, wrapping_add(latest[0], latest[1]));
+        }
+    }
+    return sum;
+}
+
 /* W5z: value i into subject i % 2, pairs summed: each odd value and the
  * even one before it. */
 inline int64_t expected_w5zip(int64_t n) { return sum_below(n - n % 2); }
@@ -98,6 +113,7 @@ struct peer_workloads {
     w1_fn w5z;  /* W5z: zip of two subjects, `n` puts */
     w1_fn w5s;  /* W5s: scan over a subject, `n` puts */
     w3_fn w3s;  /* W3s: a subject shared by `sinks` subscribers, `puts` puts */
+    w1_fn w5;   /* W5: combine-latest of two subjects, `n` puts */
 };
 
 inline const char *selected_workloads = nullptr;
@@ -164,6 +180,7 @@ inline int peer_main(int argc, char **argv, const peer_workloads &w) {
         PEER_RUN(w.impl, "W6b", "subscription", W6_SUBSCRIPTIONS, BENCH_BYTES, 2 * W6_SUBSCRIPTIONS,
                  w.w6b(W6_SUBSCRIPTIONS, &probe_));
         PEER_RUN(w.impl, "W7", "event", W7_EVENTS, 0, sum_below(W7_EVENTS), w.w7(W7_EVENTS, &probe_));
+        PEER_RUN(w.impl, "W5", "put", W5_PUTS, 0, expected_w5(W5_PUTS), w.w5(W5_PUTS, &probe_));
         PEER_RUN(w.impl, "W5z", "put", W5_PUTS, 0, expected_w5zip(W5_PUTS), w.w5z(W5_PUTS, &probe_));
         PEER_RUN(w.impl, "W5s", "put", W5_PUTS, 0, expected_w5scan(W5_PUTS), w.w5s(W5_PUTS, &probe_));
         PEER_RUN(w.impl, "W3s", "delivery", W3S_SINKS * W3S_PUTS, 0, W3S_SINKS * sum_below(W3S_PUTS),
