@@ -291,64 +291,122 @@ final class Signal_CombineTests: XCTestCase {
     /// The pair form holds each latest value exactly as long as it is the
     /// latest (or an emission holds it), on either side, initial values
     /// included, and lets both go when the subscription ends.
+    /// Both implementations of the pair: one type (one callback function for
+    /// both inputs) and two types (one for each).
     func testPairFormHoldsEachLatestValueUntilReplacedOrDisposed() {
         final class Token {}
-        let first = TestPipe<Token, NoError>()
-        let second = TestPipe<Token, NoError>()
-        var kept: [(Token, Token)] = []
-        weak var initial1: Token?
-        weak var initial2: Token?
-        weak var a: Token?
-        weak var b: Token?
+        final class OtherToken {}
+        checkPairLifetimes(Token.init, Token.init)
+        checkPairLifetimes(Token.init, OtherToken.init)
+    }
+
+    private func checkPairLifetimes<A: AnyObject, B: AnyObject>(_ makeA: () -> A, _ makeB: () -> B, line: UInt = #line) {
+        let first = TestPipe<A, NoError>()
+        let second = TestPipe<B, NoError>()
+        var kept: [(A, B)] = []
+        weak var initial1: A?
+        weak var initial2: B?
+        weak var a: A?
+        weak var b: B?
         var disposable: (any Disposable)?
         do {
-            let v1 = Token()
-            let v2 = Token()
+            let v1 = makeA()
+            let v2 = makeB()
             initial1 = v1
             initial2 = v2
             disposable = combineLatest(first.signal(), v1, second.signal(), v2).start(next: { pair in
                 kept.append(pair)
             })
         }
-        XCTAssertEqual(kept.count, 1, "the pair of initial values, at subscription")
+        XCTAssertEqual(kept.count, 1, "the pair of initial values, at subscription", line: line)
         kept.removeAll()
-        XCTAssertNotNil(initial1)
-        XCTAssertNotNil(initial2)
+        XCTAssertNotNil(initial1, line: line)
+        XCTAssertNotNil(initial2, line: line)
         do {
-            let token = Token()
+            let token = makeA()
             a = token
             first.putNext(token)
         }
-        XCTAssertNil(initial1, "the replaced initial value outlived its replacement")
+        XCTAssertNil(initial1, "the replaced initial value outlived its replacement", line: line)
         kept.removeAll()
-        XCTAssertNotNil(initial2, "the latest second value (the initial one) was released")
+        XCTAssertNotNil(initial2, "the latest second value (the initial one) was released", line: line)
         do {
-            let token = Token()
+            let token = makeB()
             b = token
             second.putNext(token)
         }
-        XCTAssertNil(initial2, "the replaced initial value outlived its replacement")
+        XCTAssertNil(initial2, "the replaced initial value outlived its replacement", line: line)
         kept.removeAll()
-        XCTAssertNotNil(a, "the latest first value was released")
-        XCTAssertNotNil(b, "the latest second value was released")
-        second.putNext(Token())
+        XCTAssertNotNil(a, "the latest first value was released", line: line)
+        XCTAssertNotNil(b, "the latest second value was released", line: line)
+        second.putNext(makeB())
         kept.removeAll()
-        XCTAssertNil(b, "the replaced second value outlived its emission")
-        XCTAssertNotNil(a)
+        XCTAssertNil(b, "the replaced second value outlived its emission", line: line)
+        XCTAssertNotNil(a, line: line)
         disposable?.dispose()
         disposable = nil
-        XCTAssertNil(a, "the latest value outlived the subscription")
+        XCTAssertNil(a, "the latest value outlived the subscription", line: line)
 
         // Values that never made a pair (one side only) are released too.
-        weak var lone: Token?
+        weak var lone: A?
         do {
-            let token = Token()
+            let token = makeA()
             lone = token
             let subscription = combineLatest(first.signal(), second.signal()).start()
             first.putNext(token)
             subscription.dispose()
         }
-        XCTAssertNil(lone, "a value that never made a pair outlived the subscription")
+        XCTAssertNil(lone, "a value that never made a pair outlived the subscription", line: line)
+    }
+
+    /// The pair of one type and the pair of two types (two implementations,
+    /// see `combineLatestSameType`) deliver the same events for the same
+    /// script of values, completions and errors on their two inputs, with
+    /// and without initial values.
+    func testPairOfOneTypeAndOfTwoTypesDeliverAlike() {
+        struct Wrapped: Equatable {
+            let value: Int
+        }
+        var generator = SystemRandomNumberGenerator()
+        let seed = UInt64.random(in: 1 ... 1_000_000, using: &generator)
+        var random = SplitMix64(state: seed)
+        for round in 0 ..< 300 {
+            // A step: 0/1 a value into input 0/1, 2/3 its completion, 4 an
+            // error of input 0.
+            let steps = (0 ..< Int.random(in: 0 ... 12, using: &random)).map { _ in Int.random(in: 0 ... 4, using: &random) }
+            let initial = Bool.random(using: &random)
+            var same: [String] = []
+            var two: [String] = []
+            do {
+                let a = TestPipe<Int, TestError>()
+                let b = TestPipe<Int, TestError>()
+                let signal = initial ? combineLatest(a.signal(), -1, b.signal(), -2) : combineLatest(a.signal(), b.signal())
+                let disposable = signal.start(next: { same.append("\($0.0),\($0.1)") }, error: { _ in same.append("error") }, completed: { same.append("completed") })
+                run(steps, { a.putNext($0) }, { b.putNext($0) }, { a.putCompletion() }, { b.putCompletion() }, { a.putError(.first) })
+                disposable.dispose()
+            }
+            do {
+                let a = TestPipe<Int, TestError>()
+                let b = TestPipe<Wrapped, TestError>()
+                let signal = initial ? combineLatest(a.signal(), -1, b.signal(), Wrapped(value: -2)) : combineLatest(a.signal(), b.signal())
+                let disposable = signal.start(next: { two.append("\($0.0),\($0.1.value)") }, error: { _ in two.append("error") }, completed: { two.append("completed") })
+                run(steps, { a.putNext($0) }, { b.putNext(Wrapped(value: $0)) }, { a.putCompletion() }, { b.putCompletion() }, { a.putError(.first) })
+                disposable.dispose()
+            }
+            XCTAssertEqual(same, two, "seed \(seed), round \(round), steps \(steps), initial values: \(initial)")
+        }
+    }
+
+    private func run(_ steps: [Int], _ put0: (Int) -> Void, _ put1: (Int) -> Void, _ complete0: () -> Void, _ complete1: () -> Void, _ fail0: () -> Void) {
+        for (index, step) in steps.enumerated() {
+            switch step {
+            case 0: put0(index)
+            case 1: put1(index)
+            case 2: complete0()
+            case 3: complete1()
+            default: fail0()
+            }
+        }
     }
 
     func testQueueParameterDeliversOnTheQueue() {
