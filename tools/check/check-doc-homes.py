@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Checks that each cross-cutting rule is written once, in its home, and
-that the copy of the latest benchmark table in docs/performance.md is the
-table it copies.
+that the copies of the latest benchmark tables in docs/performance.md (the
+interleaved run's and the full run's) are the tables they copy.
 
 The rules (fork, threads and callback threads, exit, refused resources,
 durations, ownership) each have one home, listed in docs/concepts.md
@@ -15,7 +15,8 @@ fails, naming both files. The text is compared with comment markers
 ignored.
 
 Usage: check-doc-homes.py [--update]   (from the repository's root; run by make
-test-docs; --update copies the latest full run's table into docs/performance.md)
+test-docs; --update copies the latest interleaved and full runs' tables into
+docs/performance.md)
 """
 from __future__ import annotations
 
@@ -103,12 +104,12 @@ def latest_table(text: str, after: str) -> list[str] | None:
     return table
 
 
-def update_performance(measured: list[str]) -> None:
-    """Replaces the table under "## The latest full run" of PERFORMANCE with
-    `measured` (the lines around it stay)."""
+def update_performance(measured: list[str], heading: str = "## The latest full run") -> None:
+    """Replaces the table under `heading` of PERFORMANCE with `measured`
+    (the lines around it stay)."""
     with open(PERFORMANCE, encoding="utf-8") as handle:
         lines = handle.read().split("\n")
-    start = lines.index("## The latest full run")
+    start = lines.index(heading)
     first = next(i for i in range(start, len(lines)) if lines[i].startswith("|"))
     end = first
     while end < len(lines) and lines[end].startswith("|"):
@@ -150,6 +151,23 @@ def main() -> int:
         else:
             problems.append(f"{PERFORMANCE}: its table is not the latest full run of {BENCHMARKS} "
                             f"(run `python3 {sys.argv[0]} --update` to copy it, then check the date above it)")
+    # The interleaved run's table, copied under "## Against the C++ libraries".
+    with open(BENCHMARKS, encoding="utf-8") as handle:
+        interleaved = latest_table(handle.read(), "## Latest run")
+    copied_interleaved = None
+    if os.path.exists(PERFORMANCE):
+        with open(PERFORMANCE, encoding="utf-8") as handle:
+            copied_interleaved = latest_table(handle.read(), "## Against the C++ libraries")
+    if not interleaved:
+        problems.append(f"{BENCHMARKS}: no table after '## Latest run'")
+    elif copied_interleaved != interleaved:
+        if "--update" in sys.argv[1:]:
+            update_performance(interleaved, "## Against the C++ libraries")
+            print(f"{PERFORMANCE}: its interleaved table replaced by the latest run of {BENCHMARKS}")
+        else:
+            problems.append(f"{PERFORMANCE}: its table under '## Against the C++ libraries' is not the interleaved "
+                            f"run under {BENCHMARKS}'s '## Latest run' (run `python3 {sys.argv[0]} --update` to copy "
+                            f"it, then check the date above it)")
     for problem in problems:
         print(problem, file=sys.stderr)
     if not problems:
