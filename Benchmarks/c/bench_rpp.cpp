@@ -186,19 +186,8 @@ int64_t w5(int64_t n, bench_probe *p) {
     auto input_a = a.get_observer();
     auto input_b = b.get_observer();
     auto subscription = (a.get_observable() | rpp::ops::combine_latest(b.get_observable()))
-                            .subscribe_with_disposable(
-        [&sum](const std::tuple<int64_t, int64_t> &pair) {
-            sum = wrapping_add(sum, wrapping_add(std::get<0>(pair), std::get<1>(pair)));
-        });
-    probe_begin(p);
-    for (int64_t i = 0; i < n; i++) {
-        if (i % 2 == 0) {
-            input_a.on_next(i);
-        } else {
-            input_b.on_next(i);
-        }
-    }
-    probe_end(p);
+                            .subscribe_with_disposable(peer::summing_pairs(sum));
+    peer::put_alternating(n, input_a, input_b, p);
     subscription.dispose();
     return sum;
 }
@@ -211,18 +200,8 @@ int64_t w5z(int64_t n, bench_probe *p) {
     auto input_a = a.get_observer();
     auto input_b = b.get_observer();
     auto subscription = (a.get_observable() | rpp::ops::zip(b.get_observable()))
-                            .subscribe_with_disposable([&sum](const std::tuple<int64_t, int64_t> &pair) {
-                                sum = wrapping_add(sum, wrapping_add(std::get<0>(pair), std::get<1>(pair)));
-                            });
-    probe_begin(p);
-    for (int64_t i = 0; i < n; i++) {
-        if (i % 2 == 0) {
-            input_a.on_next(i);
-        } else {
-            input_b.on_next(i);
-        }
-    }
-    probe_end(p);
+                            .subscribe_with_disposable(peer::summing_pairs(sum));
+    peer::put_alternating(n, input_a, input_b, p);
     subscription.dispose();
     return sum;
 }

@@ -187,19 +187,8 @@ int64_t w5(int64_t n, bench_probe *p) {
     rxcpp::subjects::subject<int64_t> a, b;
     auto input_a = a.get_subscriber();
     auto input_b = b.get_subscriber();
-    auto subscription = a.get_observable().combine_latest(b.get_observable()).subscribe(
-        [&sum](const std::tuple<int64_t, int64_t> &pair) {
-            sum = wrapping_add(sum, wrapping_add(std::get<0>(pair), std::get<1>(pair)));
-        });
-    probe_begin(p);
-    for (int64_t i = 0; i < n; i++) {
-        if (i % 2 == 0) {
-            input_a.on_next(i);
-        } else {
-            input_b.on_next(i);
-        }
-    }
-    probe_end(p);
+    auto subscription = a.get_observable().combine_latest(b.get_observable()).subscribe(peer::summing_pairs(sum));
+    peer::put_alternating(n, input_a, input_b, p);
     subscription.unsubscribe();
     return sum;
 }
@@ -211,19 +200,8 @@ int64_t w5z(int64_t n, bench_probe *p) {
     rxcpp::subjects::subject<int64_t> a, b;
     auto input_a = a.get_subscriber();
     auto input_b = b.get_subscriber();
-    auto subscription = a.get_observable().zip(b.get_observable()).subscribe(
-        [&sum](const std::tuple<int64_t, int64_t> &pair) {
-            sum = wrapping_add(sum, wrapping_add(std::get<0>(pair), std::get<1>(pair)));
-        });
-    probe_begin(p);
-    for (int64_t i = 0; i < n; i++) {
-        if (i % 2 == 0) {
-            input_a.on_next(i);
-        } else {
-            input_b.on_next(i);
-        }
-    }
-    probe_end(p);
+    auto subscription = a.get_observable().zip(b.get_observable()).subscribe(peer::summing_pairs(sum));
+    peer::put_alternating(n, input_a, input_b, p);
     subscription.unsubscribe();
     return sum;
 }

@@ -18,6 +18,7 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <tuple>
 
 #include "bench.h"
 
@@ -85,6 +86,28 @@ inline int64_t expected_w5scan(int64_t n) {
         sum = wrapping_add(sum, running);
     }
     return sum;
+}
+
+/* W5's and W5z's sink: adds both values of each pair into `sum`. */
+inline auto summing_pairs(int64_t &sum) {
+    return [&sum](const std::tuple<int64_t, int64_t> &pair) {
+        sum = wrapping_add(sum, wrapping_add(std::get<0>(pair), std::get<1>(pair)));
+    };
+}
+
+/* W5's and W5z's puts, timed: value i into `first` when i is even, into
+ * `second` otherwise (each an input with `on_next`). */
+template <typename First, typename Second>
+void put_alternating(int64_t n, First &first, Second &second, bench_probe *p) {
+    probe_begin(p);
+    for (int64_t i = 0; i < n; i++) {
+        if (i % 2 == 0) {
+            first.on_next(i);
+        } else {
+            second.on_next(i);
+        }
+    }
+    probe_end(p);
 }
 
 /* A workload run: one repetition, the probe filled, the checksum returned. */

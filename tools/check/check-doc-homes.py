@@ -104,7 +104,7 @@ def latest_table(text: str, after: str) -> list[str] | None:
     return table
 
 
-def update_performance(measured: list[str], heading: str = "## The latest full run") -> None:
+def update_performance(measured: list[str], heading: str) -> None:
     """Replaces the table under `heading` of PERFORMANCE with `measured`
     (the lines around it stay)."""
     with open(PERFORMANCE, encoding="utf-8") as handle:
@@ -136,43 +136,34 @@ def main() -> int:
                 if path != home and key in text:
                     problems.append(f"{path} restates the rule '{rule}' (\"{sentence}\"), whose home is {home}: "
                                     f"link to it instead (docs/concepts.md, \"Where each rule lives\")")
+    # The benchmark tables docs/performance.md copies: (where the table is
+    # in BENCHMARKS, the heading it is copied under in PERFORMANCE, what it is).
+    copies = [("## Latest run", "## Against the C++ libraries", "interleaved run"),
+              ("The full run", "## The latest full run", "full run")]
     with open(BENCHMARKS, encoding="utf-8") as handle:
-        measured = latest_table(handle.read(), "The full run")
-    copied = None
+        benchmarks = handle.read()
+    performance = None
     if os.path.exists(PERFORMANCE):
         with open(PERFORMANCE, encoding="utf-8") as handle:
-            copied = latest_table(handle.read(), "## The latest full run")
-    if not measured:
-        problems.append(f"{BENCHMARKS}: no table after 'The full run'")
-    elif copied != measured:
-        if "--update" in sys.argv[1:]:
-            update_performance(measured)
-            print(f"{PERFORMANCE}: its table replaced by the latest full run of {BENCHMARKS}")
-        else:
-            problems.append(f"{PERFORMANCE}: its table is not the latest full run of {BENCHMARKS} "
-                            f"(run `python3 {sys.argv[0]} --update` to copy it, then check the date above it)")
-    # The interleaved run's table, copied under "## Against the C++ libraries".
-    with open(BENCHMARKS, encoding="utf-8") as handle:
-        interleaved = latest_table(handle.read(), "## Latest run")
-    copied_interleaved = None
-    if os.path.exists(PERFORMANCE):
-        with open(PERFORMANCE, encoding="utf-8") as handle:
-            copied_interleaved = latest_table(handle.read(), "## Against the C++ libraries")
-    if not interleaved:
-        problems.append(f"{BENCHMARKS}: no table after '## Latest run'")
-    elif copied_interleaved != interleaved:
-        if "--update" in sys.argv[1:]:
-            update_performance(interleaved, "## Against the C++ libraries")
-            print(f"{PERFORMANCE}: its interleaved table replaced by the latest run of {BENCHMARKS}")
-        else:
-            problems.append(f"{PERFORMANCE}: its table under '## Against the C++ libraries' is not the interleaved "
-                            f"run under {BENCHMARKS}'s '## Latest run' (run `python3 {sys.argv[0]} --update` to copy "
-                            f"it, then check the date above it)")
+            performance = handle.read()
+    for source, heading, what in copies:
+        measured = latest_table(benchmarks, source)
+        copied = latest_table(performance, heading) if performance is not None else None
+        if not measured:
+            problems.append(f"{BENCHMARKS}: no table after '{source}'")
+        elif copied != measured:
+            if "--update" in sys.argv[1:]:
+                update_performance(measured, heading)
+                print(f"{PERFORMANCE}: its table under '{heading}' replaced by the latest {what} of {BENCHMARKS}")
+            else:
+                problems.append(f"{PERFORMANCE}: its table under '{heading}' is not the latest {what} of "
+                                f"{BENCHMARKS} (run `python3 {sys.argv[0]} --update` to copy it, then check the "
+                                f"date above it)")
     for problem in problems:
         print(problem, file=sys.stderr)
     if not problems:
         print(f"{len(RULES)} rules, each stated in its home only ({len(texts)} documents read); "
-              f"{PERFORMANCE} has {BENCHMARKS}'s latest table")
+              f"{PERFORMANCE} has {BENCHMARKS}'s latest tables")
     return 1 if problems else 0
 
 

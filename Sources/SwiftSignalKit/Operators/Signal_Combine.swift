@@ -55,42 +55,36 @@ final class _CombineLatest2State<T1, T2>: @unchecked Sendable {
     @inlinable
     @inline(__always)
     func put1(_ value: T1, _ emit: (consuming (T1, T2)) -> Void) {
-        self.mutex.lock()
-        if self.filled & 1 == 0 {
-            self.filled |= 1
-            self.slot1.initialize(to: value)
-            guard self.filled == 3 else {
-                self.mutex.unlock()
-                return
-            }
-            let pair = (value, self.slot2.pointee)
-            self.mutex.unlock()
-            emit(pair)
-            return
-        }
-        var replaced = value
-        swap(&replaced, &self.slot1.pointee)
-        guard self.filled == 3 else {
-            self.mutex.unlock()
-            withExtendedLifetime(replaced) {}
-            return
-        }
-        let pair = (value, self.slot2.pointee)
-        self.mutex.unlock()
-        emit(pair)
-        withExtendedLifetime(replaced) {}
+        self.store(value, into: self.slot1, bit: 1, other: self.slot2, { ($0, $1) }, emit)
+    }
+
+    /// Stores the second value; as `put1`.
+    @inlinable
+    @inline(__always)
+    func put2(_ value: T2, _ emit: (consuming (T1, T2)) -> Void) {
+        self.store(value, into: self.slot2, bit: 2, other: self.slot1, { ($1, $0) }, emit)
     }
 
     /// Stores a value of either input when both inputs have one type: `bit`
-    /// says which (1: `slot1`, 2: `slot2`, its bit of `filled`); as `put1`
-    /// and `put2` otherwise. Both inputs call it through one closure
-    /// (see `combineLatestSameType`), with no branch on which input it is.
+    /// says which (1: `slot1`, 2: `slot2`); as `put1` and `put2` otherwise.
+    /// Both inputs call it through one closure (see
+    /// `combineLatestSameType`), with no branch on which input it is.
     @inlinable
     @inline(__always)
     func put(_ value: T1, _ bit: UInt8, _ emit: (consuming (T1, T2)) -> Void) where T2 == T1 {
         let first = bit == 1
-        let slot = first ? self.slot1 : self.slot2
-        let otherSlot = first ? self.slot2 : self.slot1
+        self.store(value, into: first ? self.slot1 : self.slot2, bit: bit, other: first ? self.slot2 : self.slot1, { first ? ($0, $1) : ($1, $0) }, emit)
+    }
+
+    /// `put1`, `put2` and `put`: stores `value` in `slot` (bit `bit` of
+    /// `filled`) under the lock; when the other input has a value, reads it
+    /// (from `other`) before the unlock and emits the pair that `pair` makes
+    /// of the two after it. The pair is built from `value`, never from the
+    /// slot just written: read back, its two stores stalled the processor
+    /// (one wider load after them).
+    @inlinable
+    @inline(__always)
+    func store<V, Other>(_ value: V, into slot: UnsafeMutablePointer<V>, bit: UInt8, other: UnsafeMutablePointer<Other>, _ pair: (V, Other) -> (T1, T2), _ emit: (consuming (T1, T2)) -> Void) {
         self.mutex.lock()
         if _slowPath(self.filled & bit == 0) {
             self.filled |= bit
@@ -99,9 +93,9 @@ final class _CombineLatest2State<T1, T2>: @unchecked Sendable {
                 self.mutex.unlock()
                 return
             }
-            let other = otherSlot.pointee
+            let otherValue = other.pointee
             self.mutex.unlock()
-            emit(first ? (value, other) : (other, value))
+            emit(pair(value, otherValue))
             return
         }
         var replaced = value
@@ -117,54 +111,12 @@ final class _CombineLatest2State<T1, T2>: @unchecked Sendable {
         // when another thread may replace and release it (issue 50's crash,
         // written in the source).
         self.mutex.unlock()
-        let other = otherSlot.pointee
+        let otherValue = other.pointee
         #else
-        // The other value only (the pair is built from `value`): the slot
-        // just written, read back, stalled the processor (its two stores
-        // read back by one wider load).
-        let other = otherSlot.pointee
+        let otherValue = other.pointee
         self.mutex.unlock()
         #endif
-        emit(first ? (value, other) : (other, value))
-        withExtendedLifetime(replaced) {}
-    }
-
-    /// Stores the second value; as `put1`.
-    @inlinable
-    @inline(__always)
-    func put2(_ value: T2, _ emit: (consuming (T1, T2)) -> Void) {
-        self.mutex.lock()
-        if self.filled & 2 == 0 {
-            self.filled |= 2
-            self.slot2.initialize(to: value)
-            guard self.filled == 3 else {
-                self.mutex.unlock()
-                return
-            }
-            let pair = (self.slot1.pointee, value)
-            self.mutex.unlock()
-            emit(pair)
-            return
-        }
-        var replaced = value
-        swap(&replaced, &self.slot2.pointee)
-        guard self.filled == 3 else {
-            self.mutex.unlock()
-            withExtendedLifetime(replaced) {}
-            return
-        }
-        #if SIGNALKIT_PLANT_LIFETIME_BUG
-        // The schedule explorer's planted bug (make explore-measure, never a
-        // build of the library): the other value read after the unlock,
-        // when another thread may replace and release it (issue 50's crash,
-        // written in the source).
-        self.mutex.unlock()
-        let pair = (self.slot1.pointee, value)
-        #else
-        let pair = (self.slot1.pointee, value)
-        self.mutex.unlock()
-        #endif
-        emit(pair)
+        emit(pair(value, otherValue))
         withExtendedLifetime(replaced) {}
     }
 }
