@@ -242,17 +242,25 @@ func combineLatestSameType<T, E>(_ s1: Signal<T, E>, _ s2: Signal<T, E>, _ v1: T
         let group = _SignalInputGroup(count: 2, subscriber: subscriber)
         let next1 = _combineLatestInput(state, 1, subscriber, next)
         let next2 = _combineLatestInput(state, 2, subscriber, next)
-        // As in `combineLatest2`: the pair of initial values first.
-        if let v1, let v2, let next {
-            next((v1, v2))
-        }
-        return group.start { index in
-            if index == 0 {
-                return s1.start(downstream: subscriber, next: next1, error: group.error, completed: group.completed)
-            }
-            return s2.start(downstream: subscriber, next: next2, error: group.error, completed: group.completed)
-        }
+        return _startPair(group, subscriber, next, (s1, v1, next1), (s2, v2, next2))
     })
+}
+
+/// The start of both forms of the pair without a queue: with initial
+/// values, their pair first, before any input starts (as in the original;
+/// a downstream that ends on it, `take(1)`, leaves the inputs unstarted:
+/// `group.start` reads `isEnded`); then the inputs, with their callbacks.
+@inlinable
+func _startPair<T1, T2, E>(_ group: _SignalInputGroup<(T1, T2), E>, _ subscriber: Subscriber<(T1, T2), E>, _ next: _FusedNext<(T1, T2)>?, _ first: (Signal<T1, E>, T1?, (T1) -> Void), _ second: (Signal<T2, E>, T2?, (T2) -> Void)) -> any Disposable {
+    if let v1 = first.1, let v2 = second.1, let next {
+        next((v1, v2))
+    }
+    return group.start { index in
+        if index == 0 {
+            return first.0.start(downstream: subscriber, next: first.2, error: group.error, completed: group.completed)
+        }
+        return second.0.start(downstream: subscriber, next: second.2, error: group.error, completed: group.completed)
+    }
 }
 
 /// One input's value callback of `combineLatestSameType`: `bit` is 1 for
@@ -325,18 +333,7 @@ func combineLatest2<T1, T2, E>(queue: Queue?, _ s1: Signal<T1, E>, _ s2: Signal<
                     state.put2(value) { _ in }
                 }
             }
-            // With initial values, their pair first, before any input starts
-            // (as in the original). A downstream that ends on it (`take(1)`)
-            // leaves the inputs unstarted: `group.start` reads `isEnded`.
-            if let v1, let v2, let next {
-                next((v1, v2))
-            }
-            return group.start { index in
-                if index == 0 {
-                    return s1.start(downstream: subscriber, next: next1, error: group.error, completed: group.completed)
-                }
-                return s2.start(downstream: subscriber, next: next2, error: group.error, completed: group.completed)
-            }
+            return _startPair(group, subscriber, next, (s1, v1, next1), (s2, v2, next2))
         })
     }
     return Signal<(T1, T2), E> { subscriber in
