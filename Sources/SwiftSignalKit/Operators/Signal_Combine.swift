@@ -84,7 +84,7 @@ final class _CombineLatest2State<T1, T2>: @unchecked Sendable {
     /// (one wider load after them).
     @inlinable
     @inline(__always)
-    func store<V, Other>(_ value: V, into slot: UnsafeMutablePointer<V>, bit: UInt8, other: UnsafeMutablePointer<Other>, _ pair: (V, Other) -> (T1, T2), _ emit: (consuming (T1, T2)) -> Void) {
+    func store<V, Other>(_ value: V, into slot: UnsafeMutablePointer<V>, bit: UInt8, other: UnsafeMutablePointer<Other>, _ pair: (V, consuming Other) -> (T1, T2), _ emit: (consuming (T1, T2)) -> Void) {
         self.mutex.lock()
         if _slowPath(self.filled & bit == 0) {
             self.filled |= bit
@@ -95,7 +95,7 @@ final class _CombineLatest2State<T1, T2>: @unchecked Sendable {
             }
             let otherValue = other.pointee
             self.mutex.unlock()
-            emit(pair(value, otherValue))
+            emit(pair(value, consume otherValue))
             return
         }
         var replaced = value
@@ -116,7 +116,7 @@ final class _CombineLatest2State<T1, T2>: @unchecked Sendable {
         let otherValue = other.pointee
         self.mutex.unlock()
         #endif
-        emit(pair(value, otherValue))
+        emit(pair(value, consume otherValue))
         withExtendedLifetime(replaced) {}
     }
 }
