@@ -155,74 +155,79 @@ final class Signal_CatchTests: XCTestCase {
     }
 
     func testRestartManySynchronousIterationsDoNotGrowTheStack() throws {
-        let iterations = 100_000
-        let subscriptions = Counter()
-        let lastDisposed = Counter()
-        let open = Atomic<Subscriber<Int, NoError>?>(value: nil)
-        // Completes synchronously for the first `iterations` subscriptions, then stays open,
-        // keeping its subscriber as an open source does. The downstream `take` stops the loop
-        // right after the last value it wants: the open subscription is never made.
-        let source = Signal<Int, NoError> { subscriber in
-            let index = subscriptions.increment()
-            if index <= iterations {
-                subscriber.putNext(index)
-                subscriber.putCompletion()
-                return EmptyDisposable
+        onSmallStack {
+            let iterations = loadCount(100_000)
+            let subscriptions = Counter()
+            let lastDisposed = Counter()
+            let open = Atomic<Subscriber<Int, NoError>?>(value: nil)
+            // Completes synchronously for the first `iterations` subscriptions, then stays open,
+            // keeping its subscriber as an open source does. The downstream `take` stops the loop
+            // right after the last value it wants: the open subscription is never made.
+            let source = Signal<Int, NoError> { subscriber in
+                let index = subscriptions.increment()
+                if index <= iterations {
+                    subscriber.putNext(index)
+                    subscriber.putCompletion()
+                    return EmptyDisposable
+                }
+                open.swap(subscriber)
+                return ActionDisposable {
+                    lastDisposed.increment()
+                }
             }
-            open.swap(subscriber)
-            return ActionDisposable {
-                lastDisposed.increment()
-            }
+            var count = 0
+            var ordered = true
+            var completed = 0
+            _ = (restart(source) |> take(iterations)).start(next: { value in
+                count += 1
+                if value != count {
+                    ordered = false
+                }
+            }, completed: {
+                completed += 1
+            })
+            XCTAssertEqual(count, iterations)
+            XCTAssertTrue(ordered)
+            XCTAssertEqual(completed, 1)
+            XCTAssertEqual(subscriptions.count, iterations)
+            XCTAssertEqual(lastDisposed.count, 0)
+            XCTAssertNil(open.with { $0 })
         }
-        var count = 0
-        var ordered = true
-        var completed = 0
-        _ = (restart(source) |> take(iterations)).start(next: { value in
-            count += 1
-            if value != count {
-                ordered = false
-            }
-        }, completed: {
-            completed += 1
-        })
-        XCTAssertEqual(count, iterations)
-        XCTAssertTrue(ordered)
-        XCTAssertEqual(completed, 1)
-        XCTAssertEqual(subscriptions.count, iterations)
-        XCTAssertEqual(lastDisposed.count, 0)
-        XCTAssertNil(open.with { $0 })
     }
 
     func testSynchronousLoopsStopWhenADownstreamTakeCompletes() throws {
-        // Sources that end synchronously on every start: the loops never leave
-        // their start, so only the downstream's completion can stop them.
-        let starts = Counter()
-        let completing = Signal<Int, Int> { subscriber in
-            subscriber.putNext(starts.increment())
-            subscriber.putCompletion()
-            return EmptyDisposable
-        }
-        let failing = Signal<Int, Int> { subscriber in
-            subscriber.putNext(starts.increment())
-            subscriber.putError(-1)
-            return EmptyDisposable
-        }
-        let cases: [(String, Int, Signal<Int, Int>)] = [
-            ("restart |> take", 100_000, restart(completing) |> take(100_000)),
-            ("restart |> map |> filter |> take", 5, restart(completing) |> map { $0 } |> filter { _ in true } |> take(5)),
-            ("restart |> take(until:)", 5, restart(completing) |> take(until: { SignalTakeAction(passthrough: true, complete: $0 >= 5) })),
-            ("restartIfError |> take", 5, restartIfError(failing) |> castError(Int.self) |> take(5)),
-            ("single |> restart |> take", 3, restart(.single(1)) |> map { _ in starts.increment() } |> take(3)),
-        ]
-        for (name, count, signal) in cases {
-            _ = starts.value.swap(0)
-            var values: [Int] = []
-            var completed = 0
-            let disposable = signal.start(next: { values.append($0) }, completed: { completed += 1 })
-            XCTAssertEqual(values, Array(1 ... count), name)
-            XCTAssertEqual(completed, 1, name)
-            XCTAssertEqual(starts.count, count, name)
-            disposable.dispose()
+        onSmallStack {
+            // Sources that end synchronously on every start: the loops never leave
+            // their start, so only the downstream's completion can stop them.
+            let starts = Counter()
+            let steps = loadCount(100_000)
+            let completing = Signal<Int, Int> { subscriber in
+                subscriber.putNext(starts.increment())
+                subscriber.putCompletion()
+                return EmptyDisposable
+            }
+            let failing = Signal<Int, Int> { subscriber in
+                subscriber.putNext(starts.increment())
+                subscriber.putError(-1)
+                return EmptyDisposable
+            }
+            let cases: [(String, Int, Signal<Int, Int>)] = [
+                ("restart |> take", steps, restart(completing) |> take(steps)),
+                ("restart |> map |> filter |> take", 5, restart(completing) |> map { $0 } |> filter { _ in true } |> take(5)),
+                ("restart |> take(until:)", 5, restart(completing) |> take(until: { SignalTakeAction(passthrough: true, complete: $0 >= 5) })),
+                ("restartIfError |> take", 5, restartIfError(failing) |> castError(Int.self) |> take(5)),
+                ("single |> restart |> take", 3, restart(.single(1)) |> map { _ in starts.increment() } |> take(3)),
+            ]
+            for (name, count, signal) in cases {
+                _ = starts.value.swap(0)
+                var values: [Int] = []
+                var completed = 0
+                let disposable = signal.start(next: { values.append($0) }, completed: { completed += 1 })
+                XCTAssertEqual(values, Array(1 ... count), name)
+                XCTAssertEqual(completed, 1, name)
+                XCTAssertEqual(starts.count, count, name)
+                disposable.dispose()
+            }
         }
     }
 
@@ -381,24 +386,26 @@ final class Signal_CatchTests: XCTestCase {
     }
 
     func testRestartIfErrorManySynchronousErrors() throws {
-        let iterations = 100_000
-        let subscriptions = Counter()
-        let source = Signal<Int, Int> { subscriber in
-            let index = subscriptions.increment()
-            if index <= iterations {
-                subscriber.putError(index)
-            } else {
-                subscriber.putNext(index)
-                subscriber.putCompletion()
+        onSmallStack {
+            let iterations = loadCount(100_000)
+            let subscriptions = Counter()
+            let source = Signal<Int, Int> { subscriber in
+                let index = subscriptions.increment()
+                if index <= iterations {
+                    subscriber.putError(index)
+                } else {
+                    subscriber.putNext(index)
+                    subscriber.putCompletion()
+                }
+                return EmptyDisposable
             }
-            return EmptyDisposable
+            var values: [Int] = []
+            var completed = 0
+            _ = restartIfError(source).start(next: { values.append($0) }, completed: { completed += 1 })
+            XCTAssertEqual(values, [iterations + 1])
+            XCTAssertEqual(completed, 1)
+            XCTAssertEqual(subscriptions.count, iterations + 1)
         }
-        var values: [Int] = []
-        var completed = 0
-        _ = restartIfError(source).start(next: { values.append($0) }, completed: { completed += 1 })
-        XCTAssertEqual(values, [iterations + 1])
-        XCTAssertEqual(completed, 1)
-        XCTAssertEqual(subscriptions.count, iterations + 1)
     }
 
     func testRestartIfErrorDisposeStopsLoop() {

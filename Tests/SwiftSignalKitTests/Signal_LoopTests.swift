@@ -93,27 +93,29 @@ final class Signal_LoopTests: XCTestCase {
     }
 
     func testManySynchronousIterationsDoNotGrowTheStack() throws {
-        let iterations = 100_000
-        var calls = 0
-        var completed = 0
-        var finalState = 0
-        let signal: Signal<Int, NoError> = feedbackLoop(once: { (state: SignalFeedbackLoopState<Int>) -> Signal<Int, NoError>? in
-            calls += 1
-            switch state {
-            case .initial:
-                return .single(1)
-            case let .loop(value):
-                if value >= iterations {
-                    finalState = value
-                    return nil
+        onSmallStack {
+            let iterations = loadCount(100_000)
+            var calls = 0
+            var completed = 0
+            var finalState = 0
+            let signal: Signal<Int, NoError> = feedbackLoop(once: { (state: SignalFeedbackLoopState<Int>) -> Signal<Int, NoError>? in
+                calls += 1
+                switch state {
+                case .initial:
+                    return .single(1)
+                case let .loop(value):
+                    if value >= iterations {
+                        finalState = value
+                        return nil
+                    }
+                    return .single(1)
                 }
-                return .single(1)
-            }
-        }, reduce: { $0 + $1 })
-        _ = signal.start(completed: { completed += 1 })
-        XCTAssertEqual(calls, iterations + 1)
-        XCTAssertEqual(finalState, iterations)
-        XCTAssertEqual(completed, 1)
+            }, reduce: { $0 + $1 })
+            _ = signal.start(completed: { completed += 1 })
+            XCTAssertEqual(calls, iterations + 1)
+            XCTAssertEqual(finalState, iterations)
+            XCTAssertEqual(completed, 1)
+        }
     }
 
     func testAsynchronousSignals() {

@@ -11,18 +11,21 @@ final class Signal_MergeMapRetryTests: XCTestCase {
     }
 
     func testSynchronousInnersDoNotGrowTheStack() {
-        var sum = 0
-        var completed = 0
-        let values = Signal<Int, NoError> { subscriber in
-            for _ in 0 ..< 100_000 {
-                subscriber.putNext(1)
+        onSmallStack {
+            let count = loadCount(100_000)
+            var sum = 0
+            var completed = 0
+            let values = Signal<Int, NoError> { subscriber in
+                for _ in 0 ..< count {
+                    subscriber.putNext(1)
+                }
+                subscriber.putCompletion()
+                return EmptyDisposable
             }
-            subscriber.putCompletion()
-            return EmptyDisposable
+            (values |> mergeMap(maxConcurrent: 1) { Signal<Int, NoError>.single($0) }).start(next: { sum += $0 }, completed: { completed += 1 }).dispose()
+            XCTAssertEqual(sum, count)
+            XCTAssertEqual(completed, 1)
         }
-        (values |> mergeMap(maxConcurrent: 1) { Signal<Int, NoError>.single($0) }).start(next: { sum += $0 }, completed: { completed += 1 }).dispose()
-        XCTAssertEqual(sum, 100_000)
-        XCTAssertEqual(completed, 1)
     }
 
     /// Inner signals completing on other threads: never more than
@@ -92,16 +95,19 @@ final class Signal_MergeMapRetryTests: XCTestCase {
     }
 
     func testRetryOfASynchronousFailureDoesNotGrowTheStack() {
-        let starts = Counter()
-        let failing = Signal<Int, TestError> { subscriber in
-            starts.increment()
-            subscriber.putError(.failed)
-            return EmptyDisposable
+        onSmallStack {
+            let count = loadCount(100_000)
+            let starts = Counter()
+            let failing = Signal<Int, TestError> { subscriber in
+                starts.increment()
+                subscriber.putError(.failed)
+                return EmptyDisposable
+            }
+            var errors = 0
+            (failing |> retry(count: count)).start(error: { _ in errors += 1 }).dispose()
+            XCTAssertEqual(starts.count, count + 1)
+            XCTAssertEqual(errors, 1)
         }
-        var errors = 0
-        (failing |> retry(count: 100_000)).start(error: { _ in errors += 1 }).dispose()
-        XCTAssertEqual(starts.count, 100_001)
-        XCTAssertEqual(errors, 1)
     }
 
     func testRetryStopsWhenADownstreamTakeEnds() {

@@ -237,36 +237,38 @@ final class Signal_ReduceTests: XCTestCase {
     }
 
     func testGeneratorReduceManySynchronousSignalsDoNotGrowTheStack() throws {
-        let count = 100_000
-        let upstream = TestPipe<Int, Int>()
-        let first = TestPipe<(Int, Passthrough<Int>), Int>()
-        var values: [Int] = []
-        var completed = 0
-        _ = (upstream.signal() |> reduceLeft(0, generator: { (current: Int, value: Int) -> Signal<(Int, Passthrough<Int>), Int> in
-            if value == 0 {
-                return first.signal()
+        onSmallStack {
+            let count = loadCount(100_000)
+            let upstream = TestPipe<Int, Int>()
+            let first = TestPipe<(Int, Passthrough<Int>), Int>()
+            var values: [Int] = []
+            var completed = 0
+            _ = (upstream.signal() |> reduceLeft(0, generator: { (current: Int, value: Int) -> Signal<(Int, Passthrough<Int>), Int> in
+                if value == 0 {
+                    return first.signal()
+                }
+                return .single((current + value, .Some(value)))
+            })).start(next: { value in
+                values.append(value)
+            }, completed: {
+                completed += 1
+            })
+            // The first value's signal stays open while the others queue up.
+            upstream.putNext(0)
+            for i in 1 ... count {
+                upstream.putNext(i)
             }
-            return .single((current + value, .Some(value)))
-        })).start(next: { value in
-            values.append(value)
-        }, completed: {
-            completed += 1
-        })
-        // The first value's signal stays open while the others queue up.
-        upstream.putNext(0)
-        for i in 1 ... count {
-            upstream.putNext(i)
+            upstream.putCompletion()
+            XCTAssertEqual(values.count, 0)
+            // Completing it drains the whole queue with synchronous signals, in a loop.
+            first.putNext((0, .Some(-1)))
+            first.putCompletion()
+            XCTAssertEqual(values.count, count + 2)
+            XCTAssertEqual(values.first, -1)
+            XCTAssertTrue(values[1 ... count] == ArraySlice(1 ... count), "passthrough values out of order")
+            XCTAssertEqual(values.last, count * (count + 1) / 2)
+            XCTAssertEqual(completed, 1)
         }
-        upstream.putCompletion()
-        XCTAssertEqual(values.count, 0)
-        // Completing it drains the whole queue with synchronous signals, in a loop.
-        first.putNext((0, .Some(-1)))
-        first.putCompletion()
-        XCTAssertEqual(values.count, count + 2)
-        XCTAssertEqual(values.first, -1)
-        XCTAssertTrue(values[1 ... count] == ArraySlice(1 ... count), "passthrough values out of order")
-        XCTAssertEqual(values.last, count * (count + 1) / 2)
-        XCTAssertEqual(completed, 1)
     }
 
     func testGeneratorReduceConcurrentUpstream() {

@@ -307,17 +307,20 @@ final class ValuePipeTests: XCTestCase {
     }
 
     func testManySynchronousNestedPutsDoNotGrowTheStack() throws {
-        let pipe = ValuePipe<Int>()
-        var count = 0
-        let d = pipe.signal().start(next: { value in
-            count += 1
-            if value < 100_000 {
-                pipe.putNext(value + 1)
-            }
-        })
-        pipe.putNext(1)
-        XCTAssertEqual(count, 100_000)
-        d.dispose()
+        onSmallStack {
+            let steps = loadCount(100_000)
+            let pipe = ValuePipe<Int>()
+            var count = 0
+            let d = pipe.signal().start(next: { value in
+                count += 1
+                if value < steps {
+                    pipe.putNext(value + 1)
+                }
+            })
+            pipe.putNext(1)
+            XCTAssertEqual(count, steps)
+            d.dispose()
+        }
     }
 
     private func stress(replay: Bool) {
