@@ -54,7 +54,7 @@ namespace skt = signalkit::test;
 namespace {
 
 /* One frame of the table is one second of virtual time. */
-constexpr double frame = 1.0;
+constexpr double table_frame = 1.0;
 /* A case whose queue still has work after this many tasks fails. */
 constexpr std::size_t most_tasks = 100000;
 
@@ -484,7 +484,7 @@ struct operation {
         sk::queue on = sk::queue::host("marble host");
         st.bounded.hosts.push_back(on);
         for (std::size_t k = i + 1; k < w.size(); k++) {
-            st.queue.after(static_cast<double>(int_argument(w, k)) * frame, [on] { on.drain(); });
+            st.queue.after(static_cast<double>(int_argument(w, k)) * table_frame, [on] { on.drain(); });
         }
         return on;
     }
@@ -510,7 +510,7 @@ struct operation {
     sk::value initial(std::size_t i) const { return sk::value(int_argument(w, i)); }
     const sk::signal &input(std::size_t i) const { return st.input(w[0], word(i)); }
     std::vector<sk::signal> inputs(std::size_t i) const { return st.named(w, i); }
-    sk::seconds_t seconds(std::size_t i) const { return static_cast<double>(int_argument(w, i)) * frame; }
+    sk::seconds_t seconds(std::size_t i) const { return static_cast<double>(int_argument(w, i)) * table_frame; }
     const sk::queue &queue() const { return st.queue; }
     /* A signal function over the inputs named from word `i`: the value
      * `k`'s, `!` throwing. */
@@ -650,8 +650,8 @@ case_result run_case(const marble_case &c) {
     try {
         for (const auto &in : c.inputs) {
             try {
-                st.inputs.emplace(in.name, in.hot ? skt::hot(st.queue, frame, in.diagram, c.values, error)
-                                                  : skt::cold(st.queue, frame, in.diagram, c.values, error));
+                st.inputs.emplace(in.name, in.hot ? skt::hot(st.queue, table_frame, in.diagram, c.values, error)
+                                                  : skt::cold(st.queue, table_frame, in.diagram, c.values, error));
             } catch (const sk::error &e) {
                 throw case_error("input " + in.name + ": " + e.what());
             }
@@ -727,18 +727,18 @@ case_result run_case(const marble_case &c) {
     }
     skt::recorder drops;
     if (st.bounded.used) {
-        drops = skt::record(st.bounded.drops.signal(), st.queue, frame);
+        drops = skt::record(st.bounded.drops.signal(), st.queue, table_frame);
     }
-    skt::recorder out = skt::record(s, st.queue, frame);
+    skt::recorder out = skt::record(s, st.queue, table_frame);
     if (c.dispose_at >= 0) {
-        st.queue.after(static_cast<double>(c.dispose_at) * frame, [&out] { out.dispose(); });
+        st.queue.after(static_cast<double>(c.dispose_at) * table_frame, [&out] { out.dispose(); });
     }
     std::vector<skt::recorder> also(c.also.size());
     for (std::size_t i = 0; i < c.also.size(); i++) {
-        st.queue.after(static_cast<double>(c.also[i].from) * frame,
-                       [&also, &s, &st, i] { also[i] = skt::record(s, st.queue, frame); });
+        st.queue.after(static_cast<double>(c.also[i].from) * table_frame,
+                       [&also, &s, &st, i] { also[i] = skt::record(s, st.queue, table_frame); });
         if (c.also[i].to >= 0) {
-            st.queue.after(static_cast<double>(c.also[i].to) * frame, [&also, i] { also[i].dispose(); });
+            st.queue.after(static_cast<double>(c.also[i].to) * table_frame, [&also, i] { also[i].dispose(); });
         }
     }
     try {
