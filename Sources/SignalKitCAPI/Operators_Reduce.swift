@@ -57,7 +57,9 @@ private func foldStep<A, T>(_ callback: SKFunction<sk_reduce_fn>, _ end: SKFailu
         withCallbackRun { run in
             var result = sk_value()
             unsafeBitCast(accumulator, to: SKValue.self).withC { a in
-                unsafeBitCast(next, to: SKValue.self).withC { b in callback.function(callback.ctx, a, b, &result) }
+                unsafeBitCast(next, to: SKValue.self).withC { b in
+                    SKValue.withCOut(&result) { callback.function(callback.ctx, a, b, $0) }
+                }
             }
             if _slowPath(run.failed) {
                 // Failed (sk_callback_fail): the subscription ends with the
