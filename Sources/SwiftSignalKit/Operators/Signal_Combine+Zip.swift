@@ -95,34 +95,41 @@ final class _Zip2State<T1, T2>: @unchecked Sendable {
     }
 
     /// Queues `value`, or pairs it with the oldest waiting value of the
-    /// other input; `complete` when that was the other input's last one.
+    /// other input and hands the pair to `emit` (`consuming`: the waiting
+    /// value moves in, and on to the downstream's call) after the unlock.
+    /// Returns whether that was the other input's last value (the caller
+    /// completes then, after the pair). The pair is not returned as an
+    /// `Optional`: its copies and destroys went through outlined code, a
+    /// call into the runtime each for the C API's values.
     @inlinable
-    func put1(_ value: T1) -> (pair: (T1, T2)?, complete: Bool) {
+    func put1(_ value: T1, _ emit: (consuming (T1, T2)) -> Void) -> Bool {
         self.mutex.lock()
         if self.queue2.isEmpty {
             self.queue1.push(value)
             self.mutex.unlock()
-            return (nil, false)
+            return false
         }
         let other = self.queue2.pop()
         let complete = self.queue2.isExhausted
         self.mutex.unlock()
-        return ((value, other), complete)
+        emit((value, consume other))
+        return complete
     }
 
     /// As `put1`, for the second input.
     @inlinable
-    func put2(_ value: T2) -> (pair: (T1, T2)?, complete: Bool) {
+    func put2(_ value: T2, _ emit: (consuming (T1, T2)) -> Void) -> Bool {
         self.mutex.lock()
         if self.queue1.isEmpty {
             self.queue2.push(value)
             self.mutex.unlock()
-            return (nil, false)
+            return false
         }
         let other = self.queue1.pop()
         let complete = self.queue1.isExhausted
         self.mutex.unlock()
-        return ((other, value), complete)
+        emit((consume other, value))
+        return complete
     }
 
     /// Records that input `index` (0 or 1) completed; true when no
@@ -218,9 +225,10 @@ public func zip<T1, T2, E>(_ s1: Signal<T1, E>, _ s2: Signal<T2, E>) -> Signal<(
         let state = _Zip2State<T1, T2>()
         let disposables = DisposableSet()
         disposables.add(s1.start(downstream: subscriber, next: { value in
-            let (pair, complete) = state.put1(value)
-            if let pair, let next, !subscriber.isTerminated {
-                next(pair)
+            let complete = state.put1(value) { (pair: consuming (T1, T2)) in
+                if let next, !subscriber.isTerminated {
+                    next(pair)
+                }
             }
             if complete {
                 subscriber.putCompletion()
@@ -236,9 +244,10 @@ public func zip<T1, T2, E>(_ s1: Signal<T1, E>, _ s2: Signal<T2, E>) -> Signal<(
             return disposables
         }
         disposables.add(s2.start(downstream: subscriber, next: { value in
-            let (pair, complete) = state.put2(value)
-            if let pair, let next, !subscriber.isTerminated {
-                next(pair)
+            let complete = state.put2(value) { (pair: consuming (T1, T2)) in
+                if let next, !subscriber.isTerminated {
+                    next(pair)
+                }
             }
             if complete {
                 subscriber.putCompletion()
