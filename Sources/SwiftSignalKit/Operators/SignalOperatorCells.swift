@@ -86,4 +86,20 @@ final class _SignalLatestValue<T>: @unchecked Sendable {
         self.spin.unlock()
         return value
     }
+
+    /// Calls `body` with the current value, if there is one: copied
+    /// (retained) under the lock, handed over after the unlock
+    /// (`consuming`: `body` can move it on, into a pair). Not returned as
+    /// an `Optional`: its copies and destroys went through outlined code,
+    /// a call into the runtime each for the C API's values.
+    @inlinable
+    func load(_ body: (consuming T) -> Void) {
+        self.spin.lock()
+        guard let value = self.value else {
+            self.spin.unlock()
+            return
+        }
+        self.spin.unlock()
+        body(value)
+    }
 }

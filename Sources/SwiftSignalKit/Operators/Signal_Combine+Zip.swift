@@ -331,8 +331,10 @@ public func withLatestFrom<T, U, E>(_ other: Signal<U, E>) -> (Signal<T, E>) -> 
             let upstreamNext: (T) -> Void
             if let next {
                 upstreamNext = { value in
-                    if let current = latest.load(), !subscriber.isTerminated {
-                        next((value, current))
+                    latest.load { (current: consuming U) in
+                        if !subscriber.isTerminated {
+                            next((value, current))
+                        }
                     }
                 }
             } else {

@@ -53,11 +53,14 @@ struct _SignalPairwiseStep<T>: _SignalStep {
     @inlinable
     init() {}
 
+    /// The previous value is moved out of the state into the pair (taken,
+    /// not copied and then released as it is replaced).
     @inlinable
     func step(_ previous: inout T?, _ value: T, _ emit: ((T, T)) -> Void) {
-        if let before = previous {
+        let before = previous.take()
+        previous = value
+        if let before {
             emit((before, value))
         }
-        previous = value
     }
 }
