@@ -882,6 +882,25 @@ final class Signal_CombineTests: XCTestCase {
         XCTAssertEqual(released.count, 2)
     }
 
+    func testZipOfTwoWithoutAValueCallbackPairsAndCompletes() {
+        // No value callback below (the input callbacks' other form): the
+        // pairs are still made, and the completion waits for the partner
+        // of the completed input's last value.
+        let a = TestPipe<Int, NoError>()
+        let b = TestPipe<Int, NoError>()
+        var completed = 0
+        let disposable = zip(a.signal(), b.signal()).start(completed: { completed += 1 })
+        a.putNext(1)
+        b.putNext(2)
+        a.putNext(3)
+        a.putCompletion()
+        XCTAssertEqual(completed, 0, "3 waits for its partner")
+        b.putNext(4)
+        XCTAssertEqual(completed, 1)
+        XCTAssertEqual(a.subscriberCount + b.subscriberCount, 0)
+        disposable.dispose()
+    }
+
     func testZipOfNothingCompletes() {
         var completed = 0
         zip([Signal<Int, NoError>]()).start(completed: { completed += 1 }).dispose()

@@ -224,16 +224,7 @@ public func zip<T1, T2, E>(_ s1: Signal<T1, E>, _ s2: Signal<T2, E>) -> Signal<(
     return Signal<(T1, T2), E>(delivering: { subscriber, next in
         let state = _Zip2State<T1, T2>()
         let disposables = DisposableSet()
-        disposables.add(s1.start(downstream: subscriber, next: { value in
-            let complete = state.put1(value) { (pair: consuming (T1, T2)) in
-                if let next, !subscriber.isTerminated {
-                    next(pair)
-                }
-            }
-            if complete {
-                subscriber.putCompletion()
-            }
-        }, error: { error in
+        disposables.add(s1.start(downstream: subscriber, next: _zipInput1(state, subscriber, next), error: { error in
             subscriber.putError(error)
         }, completed: {
             if state.complete(0) {
@@ -243,16 +234,7 @@ public func zip<T1, T2, E>(_ s1: Signal<T1, E>, _ s2: Signal<T2, E>) -> Signal<(
         if subscriber.isEnded {
             return disposables
         }
-        disposables.add(s2.start(downstream: subscriber, next: { value in
-            let complete = state.put2(value) { (pair: consuming (T1, T2)) in
-                if let next, !subscriber.isTerminated {
-                    next(pair)
-                }
-            }
-            if complete {
-                subscriber.putCompletion()
-            }
-        }, error: { error in
+        disposables.add(s2.start(downstream: subscriber, next: _zipInput2(state, subscriber, next), error: { error in
             subscriber.putError(error)
         }, completed: {
             if state.complete(1) {
@@ -261,6 +243,53 @@ public func zip<T1, T2, E>(_ s1: Signal<T1, E>, _ s2: Signal<T2, E>) -> Signal<(
         }))
         return disposables
     })
+}
+
+/// The first input's value callback of `zip(_:_:)`; `_zipInput2` is the
+/// second's. The downstream's callback is unwrapped here, once, where each
+/// value unwrapped it again: a copy of the `Optional` callback, whose
+/// context it retained and released at every pair.
+@inlinable
+func _zipInput1<T1, T2, E>(_ state: _Zip2State<T1, T2>, _ subscriber: Subscriber<(T1, T2), E>, _ next: _FusedNext<(T1, T2)>?) -> (T1) -> Void {
+    guard let next else {
+        return { value in
+            if state.put1(value, { _ in }) {
+                subscriber.putCompletion()
+            }
+        }
+    }
+    return { value in
+        let complete = state.put1(value) { (pair: consuming (T1, T2)) in
+            if !subscriber.isTerminated {
+                next(pair)
+            }
+        }
+        if complete {
+            subscriber.putCompletion()
+        }
+    }
+}
+
+/// The second input's value callback of `zip(_:_:)` (see `_zipInput1`).
+@inlinable
+func _zipInput2<T1, T2, E>(_ state: _Zip2State<T1, T2>, _ subscriber: Subscriber<(T1, T2), E>, _ next: _FusedNext<(T1, T2)>?) -> (T2) -> Void {
+    guard let next else {
+        return { value in
+            if state.put2(value, { _ in }) {
+                subscriber.putCompletion()
+            }
+        }
+    }
+    return { value in
+        let complete = state.put2(value) { (pair: consuming (T1, T2)) in
+            if !subscriber.isTerminated {
+                next(pair)
+            }
+        }
+        if complete {
+            subscriber.putCompletion()
+        }
+    }
 }
 
 /// `zip` over any number of signals of one type: the n-th value of every
