@@ -699,9 +699,7 @@ final class Signal_MetaTests: XCTestCase {
         // nesting (the original, and this port before, nested a start and a
         // subscriber per level and overflowed).
         let depth = 20_000
-        let result = Atomic<([Int], Int, [Int], Int)>(value: ([], 0, [], 0))
-        let done = DispatchSemaphore(value: 0)
-        startDetachedThread(stackSize: 512 * 1024) {
+        onSmallStack(timeout: 30) {
             var left = Signal<Int, NoError>.single(0)
             for i in 1 ... depth {
                 left = left |> then(i % 2_500 == 0 ? .single(i) : .complete())
@@ -718,15 +716,11 @@ final class Signal_MetaTests: XCTestCase {
             _ = right.start(next: { rightValues.append($0) }, completed: { rightCompletions += 1 })
             left = .complete()
             right = .complete()
-            result.swap((values, completions, rightValues, rightCompletions))
-            done.signal()
+            XCTAssertEqual(values, Array(stride(from: 0, through: depth, by: 2_500)))
+            XCTAssertEqual(completions, 1)
+            XCTAssertEqual(rightValues, Array(stride(from: 0, through: depth, by: 2_500)))
+            XCTAssertEqual(rightCompletions, 1)
         }
-        XCTAssertEqual(done.wait(timeout: .now() + 30), .success)
-        let (values, completions, rightValues, rightCompletions) = result.with { $0 }
-        XCTAssertEqual(values, Array(stride(from: 0, through: depth, by: 2_500)))
-        XCTAssertEqual(completions, 1)
-        XCTAssertEqual(rightValues, Array(stride(from: 0, through: depth, by: 2_500)))
-        XCTAssertEqual(rightCompletions, 1)
     }
 
     func testThenChainsShareTheirPartsAndStayStartable() {
