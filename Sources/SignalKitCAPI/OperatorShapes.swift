@@ -235,13 +235,10 @@ func arrayValues<R>(_ arrays: Signal<[SKValue], SKValue>, function: StaticString
 /// refilled for a later pair when nothing kept it, so that a steady stream
 /// of pairs allocates nothing (Benchmarks/README.md, W10).
 ///
-/// Generic over the value type, though only ever used with `SKValue` (the
-/// cast is a no-op then, and checked otherwise), for the reason given at
-/// `fusedStages`.
-func pairValues<R>(_ pairs: Signal<(SKValue, SKValue), SKValue>, function: StaticString = #function) -> Signal<R, SKValue> {
-    // Invariant (the library's own): its only callers emit SKValue.
-    precondition(R.self == SKValue.self, "a C stage emitting values other than SKValue")
-    return Signal<R, SKValue>(fused: { makeNext, error, completed in
+/// It emits `SKValue` itself, not a generic value type, as the combinations
+/// of sk_signal_combine_latest do (see there).
+func pairValues(_ pairs: Signal<(SKValue, SKValue), SKValue>, function: StaticString = #function) -> Signal<SKValue, SKValue> {
+    return Signal<SKValue, SKValue>(fused: { makeNext, error, completed in
         let arrays = SKArrayReuse()
         return pairs.startFusing({ liveness in
             guard let next = makeNext(liveness) else {
