@@ -729,6 +729,25 @@ int sk_value_get_array_count(const sk_value *value, size_t *out);
  */
 int sk_value_get_array_item(const sk_value *value, size_t index, const sk_value **out);
 /**
+ * @brief Reads all the items of an array at once: where the first is, and
+ *        how many there are.
+ *
+ * The items are contiguous, in order: `out[0]` to `out[count - 1]` are
+ * what sk_value_get_array_item() gives for 0 to `count - 1`, read with one
+ * call (a C observer of a combination reads a pair with one call instead
+ * of two).
+ * @param value       Borrowed.
+ * @param[out] out    Points at the first item, borrowed from the array:
+ *                    valid while `value` (or a copy of it) is alive. Of an
+ *                    empty array, an address not to be read.
+ * @param[out] count  May be NULL; receives the number of items.
+ * @return SK_OK; SK_ERR_NULL_ARGUMENT; SK_ERR_WRONG_KIND when `value` has
+ *         another kind (nothing is converted).
+ * @par Thread safety
+ *   Any thread.
+ */
+int sk_value_get_array_items(const sk_value *value, const sk_value **out, size_t *count);
+/**
  * @brief Reads a user pointer.
  * @param value     Borrowed.
  * @param[out] out  Receives the pointer given to sk_value_set_pointer().

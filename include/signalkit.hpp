@@ -2293,14 +2293,13 @@ template <> struct reader_as<bytes> {
 };
 template <> struct reader_as<std::vector<value>> {
     static std::vector<value> get(const sk_value *v) {
+        const sk_value *first = nullptr;
         std::size_t n = 0;
-        check(sk_value_get_array_count(v, &n));
+        check(sk_value_get_array_items(v, &first, &n));
         std::vector<value> items;
         items.reserve(n);
         for (std::size_t i = 0; i < n; i++) {
-            const sk_value *item = nullptr;
-            check(sk_value_get_array_item(v, i, &item));
-            items.push_back(value::borrow(item));
+            items.push_back(value::borrow(&first[i]));
         }
         return items;
     }

@@ -317,6 +317,28 @@ public func sk_value_get_array_item(_ value: UnsafePointer<sk_value>?, _ index: 
     return arrayItemChecked(value, index, out)
 }
 
+@c @implementation
+public func sk_value_get_array_items(_ value: UnsafePointer<sk_value>?, _ out: UnsafeMutablePointer<UnsafePointer<sk_value>?>?, _ count: UnsafeMutablePointer<Int>?) -> Int32 {
+    if let out, withFastArray(value, { array in
+        out.pointee = UnsafePointer(array.storage)
+        count?.pointee = array.count
+        return true
+    }) {
+        return SKOK
+    }
+    return arrayItemsChecked(value, out, count)
+}
+
+/// sk_value_get_array_items's checked path (see `arrayItemChecked`).
+@inline(never)
+private func arrayItemsChecked(_ value: UnsafePointer<sk_value>?, _ out: UnsafeMutablePointer<UnsafePointer<sk_value>?>?, _ count: UnsafeMutablePointer<Int>?, function: StaticString = #function) -> Int32 {
+    return access(value, out, SK_KIND_ARRAY, function: function) { value -> UnsafePointer<sk_value>? in
+        let array = object(value, as: SKArray.self)
+        count?.pointee = array.count
+        return UnsafePointer(array.storage)
+    }
+}
+
 /// sk_value_get_array_item's checked path, out of line so that the fast path
 /// saves no registers for it.
 @inline(never)

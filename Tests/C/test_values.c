@@ -309,6 +309,22 @@ Test(values, nested_arrays, .timeout = SK_TEST_TIMEOUT) {
     SK_OK_OR_FAIL(sk_value_get_array_item(&outer, 3, &item));
     cr_assert_eq(sk_value_kind(item), SK_KIND_BYTES);
 
+    /* All the items at once: the same elements, in order, contiguous. */
+    const sk_value *all = NULL;
+    count = 0;
+    SK_OK_OR_FAIL(sk_value_get_array_items(&outer, &all, &count));
+    cr_assert_eq(count, 4);
+    for (size_t i = 0; i < count; i++) {
+        SK_OK_OR_FAIL(sk_value_get_array_item(&outer, i, &item));
+        cr_assert_eq(item, &all[i], "item %zu", i);
+    }
+    cr_assert_eq(value_int(&all[0]), 1);
+    SK_OK_OR_FAIL(sk_value_get_string(&all[1], &text, NULL));
+    cr_assert_str_eq(text, "two");
+    all = NULL;
+    SK_OK_OR_FAIL(sk_value_get_array_items(&outer, &all, NULL));
+    cr_assert_eq(sk_value_kind(&all[2]), SK_KIND_ARRAY);
+
     const sk_value *nested = NULL;
     SK_OK_OR_FAIL(sk_value_get_array_item(&outer, 2, &nested));
     cr_assert_eq(sk_value_kind(nested), SK_KIND_ARRAY);
@@ -341,6 +357,9 @@ Test(values, empty_array, .timeout = SK_TEST_TIMEOUT) {
     cr_assert_eq(count, 0);
     const sk_value *item = NULL;
     cr_assert_eq(sk_value_get_array_item(&v, 0, &item), SK_ERR_INVALID_ARGUMENT);
+    count = 5;
+    SK_OK_OR_FAIL(sk_value_get_array_items(&v, &item, &count));
+    cr_assert_eq(count, 0);
     sk_value w;
     SK_OK_OR_FAIL(sk_value_set_array(&w, NULL, 0));
     cr_assert(sk_value_equal(&v, &w));
@@ -778,10 +797,10 @@ Test(values, equality_of_pointers_wrapping_the_same_address, .timeout = SK_TEST_
 /* Accessors on the wrong kind                                               */
 /* ------------------------------------------------------------------------ */
 
-enum { ACCESSOR_COUNT = 9 };
+enum { ACCESSOR_COUNT = 10 };
 
 /* Calls accessor `which` on `value`; index 0..8 follows sk_kind BOOL..SIGNAL
- * (with the array accessors at 6 and 7). */
+ * (with the array accessors at 5 and 6), 9 is sk_value_get_array_items. */
 static int call_accessor(int which, const sk_value *value) {
     bool b;
     int64_t n;
@@ -801,7 +820,8 @@ static int call_accessor(int which, const sk_value *value) {
     case 5: return sk_value_get_array_count(value, &count);
     case 6: return sk_value_get_array_item(value, 0, &item);
     case 7: return sk_value_get_pointer(value, &pointer);
-    default: return sk_value_get_signal(value, &signal);
+    case 8: return sk_value_get_signal(value, &signal);
+    default: return sk_value_get_array_items(value, &item, &count);
     }
 }
 
@@ -809,7 +829,7 @@ static int call_accessor(int which, const sk_value *value) {
 static sk_kind accessor_kind(int which) {
     static const sk_kind kinds[ACCESSOR_COUNT] = {
         SK_KIND_BOOL, SK_KIND_INT64, SK_KIND_DOUBLE, SK_KIND_STRING, SK_KIND_BYTES,
-        SK_KIND_ARRAY, SK_KIND_ARRAY, SK_KIND_POINTER, SK_KIND_SIGNAL
+        SK_KIND_ARRAY, SK_KIND_ARRAY, SK_KIND_POINTER, SK_KIND_SIGNAL, SK_KIND_ARRAY
     };
     return kinds[which];
 }
@@ -893,6 +913,7 @@ Test(values, accessors_null_arguments, .timeout = SK_TEST_TIMEOUT) {
     cr_assert_eq(sk_value_get_bytes(&v, NULL, NULL), SK_ERR_NULL_ARGUMENT);
     cr_assert_eq(sk_value_get_array_count(&v, NULL), SK_ERR_NULL_ARGUMENT);
     cr_assert_eq(sk_value_get_array_item(&v, 0, NULL), SK_ERR_NULL_ARGUMENT);
+    cr_assert_eq(sk_value_get_array_items(&v, NULL, NULL), SK_ERR_NULL_ARGUMENT);
     cr_assert_eq(sk_value_get_pointer(&v, NULL), SK_ERR_NULL_ARGUMENT);
     cr_assert_eq(sk_value_get_signal(&v, NULL), SK_ERR_NULL_ARGUMENT);
     cr_assert_eq(sk_live_objects(), 0);

@@ -22,14 +22,13 @@
 
 /* Each combination is an array: [unit (string), celsius (double)]. */
 static void show_reading(void *ctx, const sk_value *value) {
-    const sk_value *unit_value, *celsius_value;
+    const sk_value *items; /* the pair's two items, borrowed from it */
     const char *unit = "?";
     double celsius = 0;
     (void)ctx;
-    sk_value_get_array_item(value, 0, &unit_value);
-    sk_value_get_array_item(value, 1, &celsius_value);
-    sk_value_get_string(unit_value, &unit, NULL);
-    sk_value_get_double(celsius_value, &celsius);
+    sk_value_get_array_items(value, &items, NULL);
+    sk_value_get_string(&items[0], &unit, NULL);
+    sk_value_get_double(&items[1], &celsius);
     if (unit[0] == 'F') {
         printf("reading: %.1f F\n", celsius * 9 / 5 + 32);
     } else {

@@ -146,16 +146,15 @@ static void type_sw(void *ctx) {
 }
 
 static void show_results(void *ctx, const sk_value *value) {
+    const sk_value *items;
     size_t count = 0;
     int saw_swift = 0;
     (void)ctx;
-    sk_value_get_array_count(value, &count);
+    sk_value_get_array_items(value, &items, &count);
     printf("results:");
     for (size_t i = 0; i < count; i++) {
-        const sk_value *item;
         const char *text;
-        sk_value_get_array_item(value, i, &item);
-        sk_value_get_string(item, &text, NULL);
+        sk_value_get_string(&items[i], &text, NULL);
         printf(" %s", text);
         saw_swift |= strcmp(text, "swift") == 0;
     }

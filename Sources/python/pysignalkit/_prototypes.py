@@ -36,6 +36,7 @@ CORE: Dict[str, Tuple[str, ...]] = {
     "sk_value_get_bytes": ("int", "sk_value *", "void **", "size_t *"),
     "sk_value_get_array_count": ("int", "sk_value *", "size_t *"),
     "sk_value_get_array_item": ("int", "sk_value *", "size_t", "sk_value **"),
+    "sk_value_get_array_items": ("int", "sk_value *", "sk_value **", "size_t *"),
     "sk_value_get_pointer": ("int", "sk_value *", "void **"),
     "sk_value_get_signal": ("int", "sk_value *", "handle *"),
     "sk_signal_create": ("int", "handle *", "sk_generator_fn", "void *", "sk_release_fn"),

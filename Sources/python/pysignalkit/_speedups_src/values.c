@@ -70,19 +70,16 @@ PyObject *value_object(const sk_value *value)
  * went wrong). A zip's or combine_latest's pair costs no Python call. */
 static PyObject *array_object(const sk_value *value, int depth)
 {
+    const sk_value *items;
     size_t count;
-    if (depth > SK_VALUE_MAX_DEPTH || sk_value_get_array_count(value, &count) != SK_OK ||
+    if (depth > SK_VALUE_MAX_DEPTH || sk_value_get_array_items(value, &items, &count) != SK_OK ||
         count > (size_t)PY_SSIZE_T_MAX)
         return converted(value);
     PyObject *list = PyList_New((Py_ssize_t)count);
     if (list == NULL)
         return NULL;
     for (size_t i = 0; i < count; i++) {
-        const sk_value *item;
-        if (sk_value_get_array_item(value, i, &item) != SK_OK) {
-            Py_DECREF(list);
-            return converted(value);
-        }
+        const sk_value *item = &items[i];
         PyObject *object = item->kind == SK_KIND_ARRAY ? array_object(item, depth + 1) : value_object(item);
         if (object == NULL) {
             Py_DECREF(list);

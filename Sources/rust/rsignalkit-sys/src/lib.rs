@@ -401,6 +401,8 @@ extern "C" {
     pub fn sk_value_get_array_count(value: *const sk_value, out: *mut usize) -> c_int;
     /// Reads item `index` of an array.
     pub fn sk_value_get_array_item(value: *const sk_value, index: usize, out: *mut *const sk_value) -> c_int;
+    /// Reads all the items of an array at once: where the first is, and how many there are.
+    pub fn sk_value_get_array_items(value: *const sk_value, out: *mut *const sk_value, count: *mut usize) -> c_int;
     /// Reads a user pointer.
     pub fn sk_value_get_pointer(value: *const sk_value, out: *mut *mut c_void) -> c_int;
     /// Reads a signal.

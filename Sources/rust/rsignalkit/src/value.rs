@@ -272,6 +272,25 @@ impl<'a> ValueRef<'a> {
         Ok(count)
     }
 
+    /// The items of an array, borrowed from it, in order (one call into
+    /// the library for all of them).
+    pub fn items(self) -> Result<impl ExactSizeIterator<Item = ValueRef<'a>>, Error> {
+        let mut first: *const sys::sk_value = ptr::null();
+        let mut count = 0usize;
+        // Safety: a valid value.
+        if unsafe { sys::sk_value_get_array_items(self.0, &mut first, &mut count) } != sys::SK_OK {
+            return Err(self.wrong("an array"));
+        }
+        let items: &'a [sys::sk_value] = if count == 0 {
+            &[]
+        } else {
+            // Safety: `count` contiguous items, borrowed from the array,
+            // which lives as long as the value this borrows.
+            unsafe { slice::from_raw_parts(first, count) }
+        };
+        Ok(items.iter().map(|item| ValueRef(item, PhantomData)))
+    }
+
     /// Item `index` of an array, borrowed from it.
     pub fn item(self, index: usize) -> Result<ValueRef<'a>, Error> {
         let mut item: *const sys::sk_value = ptr::null();
@@ -576,8 +595,7 @@ impl<T: Value> Value for Vec<T> {
     }
     #[inline]
     fn from_value(value: ValueRef<'_>) -> Result<Vec<T>, Error> {
-        let count = value.array_len()?;
-        (0..count).map(|i| T::from_value(value.item(i)?)).collect()
+        value.items()?.map(T::from_value).collect()
     }
 }
 
@@ -588,14 +606,18 @@ impl<A: Value, B: Value> Value for (A, B) {
     }
     #[inline]
     fn from_value(value: ValueRef<'_>) -> Result<(A, B), Error> {
-        let count = value.array_len()?;
-        if count != 2 {
+        let mut items = value.items()?;
+        if items.len() != 2 {
             return Err(Error::new(
                 sys::SK_ERR_WRONG_KIND,
-                format!("signalkit: expected an array of 2 values (a pair), received one of {}", count),
+                format!("signalkit: expected an array of 2 values (a pair), received one of {}", items.len()),
             ));
         }
-        Ok((A::from_value(value.item(0)?)?, B::from_value(value.item(1)?)?))
+        match (items.next(), items.next()) {
+            (Some(first), Some(second)) => Ok((A::from_value(first)?, B::from_value(second)?)),
+            // Invariant: two items, checked above.
+            _ => unreachable!("an array of 2 items gave fewer"),
+        }
     }
 }
 
