@@ -549,6 +549,20 @@ final class SKArray: SKObject {
         // Invariant (the library's own, as `refill(count:_:)`): SKArrayReuse
         // hands this out only for arrays made with two items.
         precondition(self.count == 2, "an array refilled with another number of items")
+        // Four primitives (the new items and the replaced ones: a
+        // combination of numbers), found with one test: the kinds of the
+        // primitives are 0 to 3 (SK_KIND_NIL to SK_KIND_DOUBLE), every other
+        // kind is 4 or more, so the kinds OR-ed together stay at most 3 only
+        // when all four are primitives. Nothing to retain or release, no
+        // item an array: about 20 instructions fewer an emission than the
+        // four tests of `replace` and the two of the depth.
+        let kinds = first.kind.rawValue | second.kind.rawValue | self.storage[0].kind.rawValue | self.storage[1].kind.rawValue
+        if kinds <= SK_KIND_DOUBLE.rawValue {
+            self.storage[0] = first.raw
+            self.storage[1] = second.raw
+            self.depth = 1
+            return
+        }
         SKArray.replace(self.storage, with: first.raw)
         SKArray.replace(self.storage + 1, with: second.raw)
         if first.kind == SK_KIND_ARRAY || second.kind == SK_KIND_ARRAY {

@@ -288,6 +288,99 @@ Test(operators_combine, combine_latest_reused_arrays_of_strings, .timeout = SK_T
     expect_no_live_objects(0);
 }
 
+/* The items of a pair as text: an int as its digits, a string as itself,
+ * an array as "[count]". */
+static void item_text(const sk_value *item, char *out, size_t size) {
+    const char *text = NULL;
+    size_t count = 0;
+    switch (sk_value_kind(item)) {
+    case SK_KIND_INT64:
+        snprintf(out, size, "%lld", (long long)value_int(item));
+        break;
+    case SK_KIND_STRING:
+        SK_OK_OR_FAIL(sk_value_get_string(item, &text, NULL));
+        snprintf(out, size, "%s", text);
+        break;
+    case SK_KIND_ARRAY:
+        SK_OK_OR_FAIL(sk_value_get_array_count(item, &count));
+        snprintf(out, size, "[%zu]", count);
+        break;
+    default:
+        snprintf(out, size, "kind %d", (int)sk_value_kind(item));
+    }
+}
+
+typedef struct mixed_sink {
+    char seen[16][24];
+    size_t count;
+} mixed_sink;
+
+static void mixed_pair_next(void *ctx, const sk_value *value) {
+    mixed_sink *sink = ctx;
+    const sk_value *items = NULL;
+    size_t count = 0;
+    char a[10], b[10];
+    SK_OK_OR_FAIL(sk_value_get_array_items(value, &items, &count));
+    cr_assert_eq(count, 2);
+    item_text(&items[0], a, sizeof a);
+    item_text(&items[1], b, sizeof b);
+    cr_assert_lt(sink->count, 16);
+    snprintf(sink->seen[sink->count++], sizeof sink->seen[0], "%s,%s", a, b);
+}
+
+/* One subscription's reused pair refilled with every mix of kinds: numbers
+ * after numbers (refilled in place without a retain or a release), strings
+ * and an array replacing numbers and replaced by them. Each emission reads
+ * what was put (a heap item not retained would be read after its release),
+ * and nothing outlives the subscription (a replaced heap item not released
+ * would). */
+Test(operators_combine, combine_latest_reused_pairs_of_mixed_kinds, .timeout = SK_TEST_TIMEOUT) {
+    sk_pipe *pipes[2];
+    sk_signal *inputs[2], *combined = NULL;
+    for (size_t i = 0; i < 2; i++) {
+        SK_OK_OR_FAIL(sk_pipe_create(&pipes[i], false));
+        SK_OK_OR_FAIL(sk_pipe_signal(&inputs[i], pipes[i]));
+    }
+    SK_OK_OR_FAIL(sk_signal_combine_latest(&combined, inputs, 2, NULL));
+    mixed_sink sink = { .count = 0 };
+    sk_observer observer = { mixed_pair_next, NULL, NULL, &sink, NULL };
+    sk_disposable *d = NULL;
+    SK_OK_OR_FAIL(sk_signal_start(&d, combined, &observer));
+    sk_value three[3] = { int_value(1), int_value(2), int_value(3) };
+    /* Input and value: "i" an int, "s" a string, "a" an array of three. */
+    const struct { int input; char kind; int64_t n; const char *text; } puts[] = {
+        { 0, 'i', 1, NULL }, { 1, 'i', 2, NULL }, { 0, 's', 0, "a" }, { 1, 'i', 3, NULL },
+        { 0, 'i', 4, NULL }, { 1, 'i', 5, NULL }, { 1, 's', 0, "b" }, { 0, 'i', 6, NULL },
+        { 1, 'i', 7, NULL }, { 0, 'a', 0, NULL }, { 0, 'i', 8, NULL }, { 1, 'i', 9, NULL },
+    };
+    for (size_t i = 0; i < sizeof puts / sizeof puts[0]; i++) {
+        sk_value v;
+        if (puts[i].kind == 'i') {
+            v = int_value(puts[i].n);
+        } else if (puts[i].kind == 's') {
+            v = string_value(puts[i].text);
+        } else {
+            SK_OK_OR_FAIL(sk_value_set_array(&v, three, 3));
+        }
+        SK_OK_OR_FAIL(sk_pipe_put(pipes[puts[i].input], &v));
+        sk_value_release(&v); /* the pair holds its own reference */
+    }
+    const char *expected[] = { "1,2", "a,2", "a,3", "4,3", "4,5", "4,b", "6,b", "6,7", "[3],7", "8,7", "8,9" };
+    size_t expected_count = sizeof expected / sizeof expected[0];
+    cr_assert_eq(sink.count, expected_count, "%zu emissions", sink.count);
+    for (size_t i = 0; i < expected_count; i++) {
+        cr_assert_str_eq(sink.seen[i], expected[i], "emission %zu", i);
+    }
+    sk_disposable_dispose(d);
+    sk_disposable_release(d);
+    sk_signal_release(combined);
+    for (size_t i = 0; i < 2; i++) {
+        sk_signal_release(inputs[i]);
+        sk_pipe_release(pipes[i]);
+    }
+    expect_no_live_objects(0);
+}
+
 /* A stage after the combination (a C map) whose function disposes the
  * subscription: the value it returns for that put reaches nobody, nothing
  * is delivered afterwards, and every object goes away. The map checks the
