@@ -732,10 +732,10 @@ int sk_value_get_array_item(const sk_value *value, size_t index, const sk_value 
  * @brief Reads all the items of an array at once: where the first is, and
  *        how many there are.
  *
- * The items are contiguous, in order: `out[0]` to `out[count - 1]` are
- * what sk_value_get_array_item() gives for 0 to `count - 1`, read with one
- * call (a C observer of a combination reads a pair with one call instead
- * of two).
+ * The items are contiguous, in order: `(*out)[0]` to `(*out)[count - 1]`
+ * are what sk_value_get_array_item() gives for 0 to `count - 1`, read with
+ * one call (a C observer of a combination reads a pair with one call
+ * instead of two).
  * @param value       Borrowed.
  * @param[out] out    Points at the first item, borrowed from the array:
  *                    valid while `value` (or a copy of it) is alive. Of an

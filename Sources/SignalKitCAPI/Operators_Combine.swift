@@ -48,7 +48,7 @@ public func sk_signal_combine_latest(_ out: UnsafeMutablePointer<OpaquePointer?>
 // generic value type cast from it (as `arrayValues` does): the cast's copy
 // cost a retain and a release of the array an emission (two atomic
 // operations), the conversion thunk that calling the downstream's callback
-// from concrete code takes costs 14 instructions.
+// from concrete code takes costs 14 to 20 instructions.
 
 /// The stage over the core's pair (two signals).
 @inline(__always)
