@@ -242,9 +242,11 @@ final class SKObserver: SKObserverFields {
 /// Starts `signal` with the callbacks of `callbacks`, which the subscription
 /// holds until it ends. The value callback is always given: it holds the
 /// object (whose release, for an `SKObserver`, runs when the subscription
-/// ends). The others only when set: a callback that is not there costs
-/// nothing to hold. Each closure captures `callbacks` alone: its context is
-/// that object itself.
+/// ends); without a C value function, one that does nothing but hold it, so
+/// that the one with a function calls it without testing for it first. The
+/// others only when set: a callback that is not there costs nothing to
+/// hold. Each closure captures `callbacks` alone: its context is that
+/// object itself.
 @inline(__always)
 func startObserving<O: SKObserverFields>(_ signal: CSignal, _ callbacks: O) -> any Disposable {
     var onError: ((SKValue) -> Void)?
@@ -274,10 +276,16 @@ private func observingNext<T, O: SKObserverFields>(_ callbacks: O) -> (T) -> Voi
     // Invariant (the library's own): its only caller starts SKValue
     // signals (`CSignal`).
     precondition(T.self == SKValue.self, "a C observer of values other than SKValue")
-    return { value in
-        if let next = callbacks.next {
-            unsafeBitCast(value, to: SKValue.self).withC { next(callbacks.ctx, $0) }
+    guard callbacks.next != nil else {
+        return { _ in
+            withExtendedLifetime(callbacks) {}
         }
+    }
+    return { value in
+        // Invariant: made only for callbacks with a value function (above),
+        // which never changes (a `let`).
+        let next = callbacks.next.unsafelyUnwrapped
+        unsafeBitCast(value, to: SKValue.self).withC { next(callbacks.ctx, $0) }
     }
 }
 

@@ -423,6 +423,32 @@ Test(signals, observer_with_only_some_callbacks, .timeout = SK_TEST_TIMEOUT) {
     expect_no_live_objects(0);
 }
 
+/* An observer without a value function still holds its context for the
+ * whole subscription: its release runs at the dispose, not at the start
+ * (its subscription's value callback only holds it), and a value put
+ * meanwhile calls nothing. */
+Test(signals, observer_without_value_function_holds_its_context_until_dispose, .timeout = SK_TEST_TIMEOUT) {
+    sk_pipe *pipe = NULL;
+    sk_signal *signal = NULL;
+    SK_OK_OR_FAIL(sk_pipe_create(&pipe, false));
+    SK_OK_OR_FAIL(sk_pipe_signal(&signal, pipe));
+    counter released;
+    counter_init(&released);
+    sk_observer observer = { NULL, NULL, NULL, &released, counter_hit };
+    sk_disposable *d = NULL;
+    SK_OK_OR_FAIL(sk_signal_start(&d, signal, &observer));
+    cr_assert_eq(counter_get(&released), 0, "released at the start");
+    pipe_put_int(pipe, 1);
+    cr_assert_eq(counter_get(&released), 0, "released by a value");
+    sk_disposable_dispose(d);
+    cr_assert_eq(counter_get(&released), 1);
+    sk_disposable_release(d);
+    sk_signal_release(signal);
+    sk_pipe_release(pipe);
+    counter_destroy(&released);
+    expect_no_live_objects(0);
+}
+
 Test(signals, observer_copied_from_the_stack, .timeout = SK_TEST_TIMEOUT) {
     manual_source s;
     sk_signal *signal = manual_init_signal(&s);
