@@ -255,22 +255,45 @@ static void string_pair_next(void *ctx, const sk_value *value) {
     snprintf(sink->seen[sink->count++], sizeof sink->seen[0], "%s%s", ta, tb);
 }
 
-Test(operators_combine, combine_latest_reused_arrays_of_strings, .timeout = SK_TEST_TIMEOUT) {
+/* Two pipes combined (sk_signal_combine_latest) and started with one
+ * observer: one subscription's pairs, which it reuses. */
+typedef struct combined_pair {
     sk_pipe *pipes[2];
-    sk_signal *inputs[2], *combined = NULL;
+    sk_signal *inputs[2];
+    sk_signal *combined;
+    sk_disposable *subscription;
+} combined_pair;
+
+static void combined_pair_start(combined_pair *c, sk_observer observer) {
     for (size_t i = 0; i < 2; i++) {
-        SK_OK_OR_FAIL(sk_pipe_create(&pipes[i], false));
-        SK_OK_OR_FAIL(sk_pipe_signal(&inputs[i], pipes[i]));
+        SK_OK_OR_FAIL(sk_pipe_create(&c->pipes[i], false));
+        SK_OK_OR_FAIL(sk_pipe_signal(&c->inputs[i], c->pipes[i]));
     }
-    SK_OK_OR_FAIL(sk_signal_combine_latest(&combined, inputs, 2, NULL));
+    SK_OK_OR_FAIL(sk_signal_combine_latest(&c->combined, c->inputs, 2, NULL));
+    SK_OK_OR_FAIL(sk_signal_start(&c->subscription, c->combined, &observer));
+}
+
+/* Disposes and releases everything `combined_pair_start` made; nothing
+ * outlives it. */
+static void combined_pair_end(combined_pair *c) {
+    sk_disposable_dispose(c->subscription);
+    sk_disposable_release(c->subscription);
+    sk_signal_release(c->combined);
+    for (size_t i = 0; i < 2; i++) {
+        sk_signal_release(c->inputs[i]);
+        sk_pipe_release(c->pipes[i]);
+    }
+    expect_no_live_objects(0);
+}
+
+Test(operators_combine, combine_latest_reused_arrays_of_strings, .timeout = SK_TEST_TIMEOUT) {
     string_sink sink = { .count = 0 };
-    sk_observer observer = { string_pair_next, NULL, NULL, &sink, NULL };
-    sk_disposable *d = NULL;
-    SK_OK_OR_FAIL(sk_signal_start(&d, combined, &observer));
+    combined_pair c;
+    combined_pair_start(&c, (sk_observer){ string_pair_next, NULL, NULL, &sink, NULL });
     const char *puts[][2] = { { "0", "a" }, { "1", "b" }, { "1", "c" }, { "0", "d" }, { "1", "e" } };
     for (size_t i = 0; i < 5; i++) {
         sk_value text = string_value(puts[i][1]);
-        SK_OK_OR_FAIL(sk_pipe_put(pipes[puts[i][0][0] - '0'], &text));
+        SK_OK_OR_FAIL(sk_pipe_put(c.pipes[puts[i][0][0] - '0'], &text));
         sk_value_release(&text);
     }
     const char *expected[] = { "ab", "ac", "dc", "de" };
@@ -278,14 +301,7 @@ Test(operators_combine, combine_latest_reused_arrays_of_strings, .timeout = SK_T
     for (size_t i = 0; i < 4; i++) {
         cr_assert_str_eq(sink.seen[i], expected[i]);
     }
-    sk_disposable_dispose(d);
-    sk_disposable_release(d);
-    sk_signal_release(combined);
-    for (size_t i = 0; i < 2; i++) {
-        sk_signal_release(inputs[i]);
-        sk_pipe_release(pipes[i]);
-    }
-    expect_no_live_objects(0);
+    combined_pair_end(&c);
 }
 
 /* The items of a pair as text: an int as its digits, a string as itself,
@@ -335,17 +351,9 @@ static void mixed_pair_next(void *ctx, const sk_value *value) {
  * and nothing outlives the subscription (a replaced heap item not released
  * would). */
 Test(operators_combine, combine_latest_reused_pairs_of_mixed_kinds, .timeout = SK_TEST_TIMEOUT) {
-    sk_pipe *pipes[2];
-    sk_signal *inputs[2], *combined = NULL;
-    for (size_t i = 0; i < 2; i++) {
-        SK_OK_OR_FAIL(sk_pipe_create(&pipes[i], false));
-        SK_OK_OR_FAIL(sk_pipe_signal(&inputs[i], pipes[i]));
-    }
-    SK_OK_OR_FAIL(sk_signal_combine_latest(&combined, inputs, 2, NULL));
     mixed_sink sink = { .count = 0 };
-    sk_observer observer = { mixed_pair_next, NULL, NULL, &sink, NULL };
-    sk_disposable *d = NULL;
-    SK_OK_OR_FAIL(sk_signal_start(&d, combined, &observer));
+    combined_pair c;
+    combined_pair_start(&c, (sk_observer){ mixed_pair_next, NULL, NULL, &sink, NULL });
     sk_value three[3] = { int_value(1), int_value(2), int_value(3) };
     /* Input and value: "i" an int, "s" a string, "a" an array of three. */
     const struct { int input; char kind; int64_t n; const char *text; } puts[] = {
@@ -362,7 +370,7 @@ Test(operators_combine, combine_latest_reused_pairs_of_mixed_kinds, .timeout = S
         } else {
             SK_OK_OR_FAIL(sk_value_set_array(&v, three, 3));
         }
-        SK_OK_OR_FAIL(sk_pipe_put(pipes[puts[i].input], &v));
+        SK_OK_OR_FAIL(sk_pipe_put(c.pipes[puts[i].input], &v));
         sk_value_release(&v); /* the pair holds its own reference */
     }
     const char *expected[] = { "1,2", "a,2", "a,3", "4,3", "4,5", "4,b", "6,b", "6,7", "[3],7", "8,7", "8,9" };
@@ -371,14 +379,7 @@ Test(operators_combine, combine_latest_reused_pairs_of_mixed_kinds, .timeout = S
     for (size_t i = 0; i < expected_count; i++) {
         cr_assert_str_eq(sink.seen[i], expected[i], "emission %zu", i);
     }
-    sk_disposable_dispose(d);
-    sk_disposable_release(d);
-    sk_signal_release(combined);
-    for (size_t i = 0; i < 2; i++) {
-        sk_signal_release(inputs[i]);
-        sk_pipe_release(pipes[i]);
-    }
-    expect_no_live_objects(0);
+    combined_pair_end(&c);
 }
 
 /* A stage after the combination (a C map) whose function disposes the

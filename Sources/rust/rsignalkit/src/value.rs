@@ -607,16 +607,13 @@ impl<A: Value, B: Value> Value for (A, B) {
     #[inline]
     fn from_value(value: ValueRef<'_>) -> Result<(A, B), Error> {
         let mut items = value.items()?;
-        if items.len() != 2 {
-            return Err(Error::new(
+        let count = items.len();
+        match (items.next(), items.next(), items.next()) {
+            (Some(first), Some(second), None) => Ok((A::from_value(first)?, B::from_value(second)?)),
+            _ => Err(Error::new(
                 sys::SK_ERR_WRONG_KIND,
-                format!("signalkit: expected an array of 2 values (a pair), received one of {}", items.len()),
-            ));
-        }
-        match (items.next(), items.next()) {
-            (Some(first), Some(second)) => Ok((A::from_value(first)?, B::from_value(second)?)),
-            // Invariant: two items, checked above.
-            _ => unreachable!("an array of 2 items gave fewer"),
+                format!("signalkit: expected an array of 2 values (a pair), received one of {}", count),
+            )),
         }
     }
 }
