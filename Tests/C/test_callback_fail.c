@@ -563,3 +563,189 @@ Test(callback_fail, a_failing_group_by_key_ends_the_result_and_every_group, .tim
     counter_destroy(&g.released);
     expect_no_live_objects(0);
 }
+
+/* A failure's error waits for the value calls in flight on other threads
+ * (signalkit.h's conventions, "Callbacks"), also below the operators whose
+ * values reach the stages below without a call of a subscriber of their own
+ * (share, combine_latest and zip of two signals, with_latest_from,
+ * start_with, sample): one thread is held inside the observer's value
+ * callback while another puts the value whose map fails. The error must
+ * wait until the held call has returned (it then runs on that thread, as
+ * its delivery ends), come once, and no value call may begin after it.
+ * Before, below these operators the error ran at once, beside the held
+ * call (a thread past the operator's check then delivered after it: 2 of
+ * 2,000 rounds of eight putting threads through share). */
+enum { HELD_FAILS_AT = 99 };
+
+typedef struct held_round {
+    sk_pipe *pipes[2];
+    gate inside;  /* the held thread is inside the value callback */
+    gate release; /* it may return */
+    int hold;     /* the next value call is held (atomic exchange) */
+    int in_next;
+    int errors;
+    int overlaps; /* errors while a value call ran */
+    int late;     /* value calls begun after the error */
+} held_round;
+
+/* The value, or for an array the sum of its items: fails on HELD_FAILS_AT. */
+static void sum_failing_at_99(void *ctx, const sk_value *value, sk_value *out) {
+    (void)ctx;
+    int64_t sum = 0;
+    if (value->kind == SK_KIND_ARRAY) {
+        const sk_value *items = NULL;
+        size_t count = 0;
+        SK_OK_OR_ABORT(sk_value_get_array_items(value, &items, &count));
+        for (size_t i = 0; i < count; i++) {
+            sum += value_int(&items[i]);
+        }
+    } else {
+        sum = value_int(value);
+    }
+    sk_value_set_int64(out, sum);
+    if (sum >= HELD_FAILS_AT) {
+        sk_value error = int_value(sum);
+        SK_OK_OR_ABORT(sk_callback_fail(&error));
+    }
+}
+
+static void held_next(void *ctx, const sk_value *value) {
+    (void)value;
+    held_round *h = ctx;
+    if (__atomic_load_n(&h->errors, __ATOMIC_SEQ_CST) != 0) {
+        __atomic_add_fetch(&h->late, 1, __ATOMIC_SEQ_CST);
+    }
+    __atomic_add_fetch(&h->in_next, 1, __ATOMIC_SEQ_CST);
+    if (__atomic_exchange_n(&h->hold, 0, __ATOMIC_SEQ_CST) != 0) {
+        gate_open(&h->inside);
+        if (!gate_wait(&h->release, SK_WAIT_SECONDS)) {
+            abort();
+        }
+    }
+    __atomic_sub_fetch(&h->in_next, 1, __ATOMIC_SEQ_CST);
+}
+
+static void held_error(void *ctx, const sk_value *error) {
+    (void)error;
+    held_round *h = ctx;
+    if (__atomic_load_n(&h->in_next, __ATOMIC_SEQ_CST) != 0) {
+        __atomic_add_fetch(&h->overlaps, 1, __ATOMIC_SEQ_CST);
+    }
+    __atomic_add_fetch(&h->errors, 1, __ATOMIC_SEQ_CST);
+}
+
+/* A shape: the signal over the round's two pipes, the values put before
+ * the held one (pipe index and value, -1 ending), the held put and the
+ * failing puts (each ending with pipe -1). */
+typedef struct held_put {
+    int pipe;
+    int64_t value;
+} held_put;
+
+typedef struct held_shape {
+    const char *name;
+    int (*make)(sk_signal **out, sk_signal *a, sk_signal *b);
+    held_put before[3];
+    held_put held;
+    held_put failing[3];
+} held_shape;
+
+static int make_share(sk_signal **out, sk_signal *a, sk_signal *b) {
+    (void)b;
+    return sk_signal_share(out, a);
+}
+
+static int make_combine_latest(sk_signal **out, sk_signal *a, sk_signal *b) {
+    sk_signal *both[2] = {a, b};
+    return sk_signal_combine_latest(out, both, 2, NULL);
+}
+
+static int make_zip(sk_signal **out, sk_signal *a, sk_signal *b) {
+    sk_signal *both[2] = {a, b};
+    return sk_signal_zip(out, both, 2);
+}
+
+static int make_with_latest_from(sk_signal **out, sk_signal *a, sk_signal *b) {
+    return sk_signal_with_latest_from(out, a, b);
+}
+
+static int make_start_with(sk_signal **out, sk_signal *a, sk_signal *b) {
+    (void)b;
+    sk_value first = int_value(0);
+    return sk_signal_start_with(out, a, &first);
+}
+
+static int make_sample(sk_signal **out, sk_signal *a, sk_signal *b) {
+    return sk_signal_sample(out, a, b);
+}
+
+static const held_shape held_shapes[] = {
+    {"share", make_share, {{-1, 0}}, {0, 1}, {{0, HELD_FAILS_AT}, {-1, 0}}},
+    {"combine_latest", make_combine_latest, {{0, 0}, {1, 0}, {-1, 0}}, {0, 1}, {{1, HELD_FAILS_AT}, {-1, 0}}},
+    {"zip", make_zip, {{0, 1}, {-1, 0}}, {1, 1}, {{0, HELD_FAILS_AT}, {1, 0}, {-1, 0}}},
+    {"with_latest_from", make_with_latest_from, {{1, 0}, {-1, 0}}, {0, 1}, {{0, HELD_FAILS_AT}, {-1, 0}}},
+    {"start_with", make_start_with, {{-1, 0}}, {0, 1}, {{0, HELD_FAILS_AT}, {-1, 0}}},
+    {"sample", make_sample, {{0, 1}, {-1, 0}}, {1, 0}, {{0, HELD_FAILS_AT}, {1, 0}, {-1, 0}}},
+};
+
+typedef struct held_thread {
+    held_round *round;
+    held_put put;
+} held_thread;
+
+static void *put_held(void *arg) {
+    held_thread *t = arg;
+    sk_value v = int_value(t->put.value);
+    SK_OK_OR_ABORT(sk_pipe_put(t->round->pipes[t->put.pipe], &v));
+    return NULL;
+}
+
+Test(callback_fail, the_error_waits_for_value_calls_on_other_threads_below_every_operator,
+     .timeout = SK_TEST_TIMEOUT) {
+    for (size_t s = 0; s < sizeof held_shapes / sizeof held_shapes[0]; s++) {
+        const held_shape *shape = &held_shapes[s];
+        held_round h;
+        memset(&h, 0, sizeof h);
+        gate_init(&h.inside);
+        gate_init(&h.release);
+        sk_signal *sources[2] = {NULL, NULL}, *combined = NULL, *mapped = NULL;
+        for (int i = 0; i < 2; i++) {
+            SK_OK_OR_FAIL(sk_pipe_create(&h.pipes[i], false));
+            SK_OK_OR_FAIL(sk_pipe_signal(&sources[i], h.pipes[i]));
+        }
+        SK_OK_OR_FAIL(shape->make(&combined, sources[0], sources[1]));
+        SK_OK_OR_FAIL(sk_signal_map(&mapped, combined, sum_failing_at_99, NULL, NULL));
+        sk_observer observer = {held_next, held_error, NULL, &h, NULL};
+        sk_disposable *d = NULL;
+        SK_OK_OR_FAIL(sk_signal_start(&d, mapped, &observer));
+        for (const held_put *p = shape->before; p->pipe >= 0; p++) {
+            pipe_put_int(h.pipes[p->pipe], p->value);
+        }
+        __atomic_store_n(&h.hold, 1, __ATOMIC_SEQ_CST);
+        held_thread t = {&h, shape->held};
+        pthread_t thread;
+        cr_assert_eq(pthread_create(&thread, NULL, put_held, &t), 0);
+        cr_assert(gate_wait(&h.inside, SK_WAIT_SECONDS), "%s: the held value call began", shape->name);
+        for (const held_put *p = shape->failing; p->pipe >= 0; p++) {
+            pipe_put_int(h.pipes[p->pipe], p->value);
+        }
+        cr_expect_eq(__atomic_load_n(&h.errors, __ATOMIC_SEQ_CST), 0,
+                     "%s: the error ran while a value call on another thread was still running", shape->name);
+        gate_open(&h.release);
+        pthread_join(thread, NULL);
+        cr_expect_eq(h.errors, 1, "%s: %d errors once the held call returned", shape->name, h.errors);
+        cr_expect_eq(h.overlaps, 0, "%s: the error ran beside a value call", shape->name);
+        cr_expect_eq(h.late, 0, "%s: %d value calls began after the error", shape->name, h.late);
+        sk_disposable_dispose(d);
+        sk_disposable_release(d);
+        sk_signal_release(mapped);
+        sk_signal_release(combined);
+        for (int i = 0; i < 2; i++) {
+            sk_signal_release(sources[i]);
+            sk_pipe_release(h.pipes[i]);
+        }
+        gate_destroy(&h.inside);
+        gate_destroy(&h.release);
+    }
+    expect_no_live_objects(0);
+}

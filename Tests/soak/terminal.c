@@ -9,12 +9,18 @@
  * callback fails it if the terminal callback has already run.
  *
  * A round is one of: a generator's subscriber put into from the threads
- * (sk_subscriber_put_next), or a pipe (sk_pipe_put); seen directly, through
- * a fused map, or through a map and a take that never fills (separate
- * subscribers, so the terminal event crosses two of them); started with
+ * (sk_subscriber_put_next), or a pipe (sk_pipe_put); directly, or through
+ * an operator whose values reach the stages below without a subscriber's
+ * call of its own (share, combine_latest with a second pipe, with_latest_from
+ * of one, start_with); seen directly, through a fused map, through a map
+ * and a take that never fills (separate subscribers, so the terminal event
+ * crosses two of them), or through a map whose function fails
+ * (sk_callback_fail) at a random call, on a putting thread; started with
  * sk_signal_start() or sk_signal_start_held(); ended with a completion or
- * an error, after a random number of values. Every observer must be
- * released once and receive exactly one terminal event.
+ * an error, after a random number of values (an error alone through
+ * combine_latest and with_latest_from, whose second pipe never ends), or
+ * by the failing map. Every observer must be released once and receive
+ * exactly one terminal event.
  *
  * Usage: terminal [rounds [seed]]; the seed is printed. Exit status 1 on a
  * violation, with the round and what was seen.
@@ -45,13 +51,16 @@ typedef struct {
 
 typedef struct {
     int source;     /* 0: generator, 1: pipe */
-    int chain;      /* 0: none, 1: map (fused), 2: map then take */
+    int between;    /* 0: none, 1: share, 2: combine_latest, 3: with_latest_from, 4: start_with */
+    int chain;      /* 0: none, 1: map (fused), 2: map then take, 3: a map that fails */
     int held;       /* sk_signal_start_held() */
     int error;      /* end with an error, else a completion */
     long end_after; /* values put before the end */
     sk_subscriber *subscriber;
     sk_pipe *pipe;
+    sk_pipe *other; /* combine_latest's and with_latest_from's second signal */
     atomic_long puts;
+    atomic_long mapped; /* calls of the failing map */
 } round_state;
 
 static round_state current;
@@ -111,6 +120,19 @@ static void plus_one(void *ctx, const sk_value *value, sk_value *out) {
     sk_inline_value_set_int64(out, v + 1);
 }
 
+/* The map of chain 3: fails at its call end_after + 1 (never at the first,
+ * start_with's value, which comes while the subscription starts: ended
+ * there, it would never start the source the threads put into). */
+static void plus_one_failing(void *ctx, const sk_value *value, sk_value *out) {
+    round_state *r = ctx;
+    plus_one(NULL, value, out);
+    if (atomic_fetch_add(&r->mapped, 1) == r->end_after + 1) {
+        sk_value error;
+        sk_inline_value_set_int64(&error, -2);
+        CHECK(sk_callback_fail(&error));
+    }
+}
+
 static void put(round_state *r, int64_t v) {
     sk_value value;
     sk_inline_value_set_int64(&value, v);
@@ -153,13 +175,17 @@ static void *ender(void *arg) {
         if (atomic_load(&stopping)) {
             return NULL;
         }
-        while (atomic_load(&current.puts) < current.end_after) {
-            sched_yield();
+        if (current.chain != 3) {
+            while (atomic_load(&current.puts) < current.end_after) {
+                sched_yield();
+            }
+            end(&current);
         }
-        end(&current);
         pthread_barrier_wait(&end_barrier);
     }
 }
+
+static const char *const between_names[] = {"directly", "share", "combine_latest", "with_latest_from", "start_with"};
 
 static uint64_t next_random(uint64_t *s) {
     *s ^= *s >> 12;
@@ -187,13 +213,16 @@ int main(int argc, char **argv) {
     for (long round = 0; round < rounds; round++) {
         round_state *r = &current;
         r->source = (int)(next_random(&rng) % 2);
-        r->chain = (int)(next_random(&rng) % 3);
+        r->between = (int)(next_random(&rng) % 5);
+        r->chain = (int)(next_random(&rng) % 4);
         r->held = (int)(next_random(&rng) % 2);
-        r->error = (int)(next_random(&rng) % 2);
+        r->error = r->between == 2 || r->between == 3 || (int)(next_random(&rng) % 2);
         r->end_after = (long)(next_random(&rng) % (PUTTERS * PUTS_PER_THREAD / 2));
         r->subscriber = NULL;
         r->pipe = NULL;
+        r->other = NULL;
         atomic_store(&r->puts, 0);
+        atomic_store(&r->mapped, 0);
         atomic_store(&seen.in_next, 0);
         atomic_store(&seen.terminals, 0);
         atomic_store(&seen.releases, 0);
@@ -207,9 +236,34 @@ int main(int argc, char **argv) {
             CHECK(sk_pipe_create(&r->pipe, false));
             CHECK(sk_pipe_signal(&signal, r->pipe));
         }
+        if (r->between != 0) {
+            sk_signal *joined = NULL, *other = NULL;
+            sk_value zero;
+            sk_inline_value_set_int64(&zero, 0);
+            if (r->between == 2 || r->between == 3) {
+                /* A pipe that replays its one value: each put emits. */
+                CHECK(sk_pipe_create(&r->other, true));
+                CHECK(sk_pipe_put(r->other, &zero));
+                CHECK(sk_pipe_signal(&other, r->other));
+            }
+            if (r->between == 1) {
+                CHECK(sk_signal_share(&joined, signal));
+            } else if (r->between == 2) {
+                sk_signal *both[2] = {signal, other};
+                CHECK(sk_signal_combine_latest(&joined, both, 2, NULL));
+            } else if (r->between == 3) {
+                CHECK(sk_signal_with_latest_from(&joined, signal, other));
+            } else {
+                CHECK(sk_signal_start_with(&joined, signal, &zero));
+            }
+            sk_signal_release(other);
+            sk_signal_release(signal);
+            signal = joined;
+        }
         if (r->chain >= 1) {
             sk_signal *mapped = NULL;
-            CHECK(sk_signal_map(&mapped, signal, plus_one, NULL, NULL));
+            CHECK(r->chain == 3 ? sk_signal_map(&mapped, signal, plus_one_failing, r, NULL)
+                                : sk_signal_map(&mapped, signal, plus_one, NULL, NULL));
             sk_signal_release(signal);
             signal = mapped;
         }
@@ -230,6 +284,7 @@ int main(int argc, char **argv) {
         sk_signal_release(signal);
         sk_subscriber_release(r->subscriber);
         sk_pipe_release(r->pipe);
+        sk_pipe_release(r->other);
 
         long late = atomic_load(&seen.late_values), overlaps = atomic_load(&seen.overlaps);
         int terminals = atomic_load(&seen.terminals), releases = atomic_load(&seen.releases);
@@ -237,11 +292,12 @@ int main(int argc, char **argv) {
             failures++;
             if (failures <= 10) {
                 fprintf(stderr,
-                        "terminal: round %ld (%s, chain %d, %s, %s after %ld values): %ld value callbacks began after "
-                        "the terminal one, %ld terminal callbacks overlapped a value one, %d terminal events, %d "
-                        "releases\n",
-                        round, r->source == 0 ? "generator" : "pipe", r->chain, r->held ? "start_held" : "start",
-                        r->error ? "error" : "completion", r->end_after, late, overlaps, terminals, releases);
+                        "terminal: round %ld (%s, %s, chain %d, %s, %s after %ld values): %ld value callbacks began "
+                        "after the terminal one, %ld terminal callbacks overlapped a value one, %d terminal events, "
+                        "%d releases\n",
+                        round, r->source == 0 ? "generator" : "pipe", between_names[r->between], r->chain,
+                        r->held ? "start_held" : "start", r->chain == 3 ? "failure" : r->error ? "error" : "completion",
+                        r->end_after, late, overlaps, terminals, releases);
             }
         }
     }

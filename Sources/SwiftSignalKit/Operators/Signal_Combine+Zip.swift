@@ -259,11 +259,12 @@ func _zipInput1<T1, T2, E>(_ state: _Zip2State<T1, T2>, _ subscriber: Subscriber
         }
     }
     return { value in
-        let complete = state.put1(value) { (pair: consuming (T1, T2)) in
-            if !subscriber.isTerminated {
-                next(pair)
-            }
+        // Always inlined (see `_combineLatestInput`).
+        @inline(__always)
+        func deliver(_ pair: consuming (T1, T2)) {
+            subscriber.putNext(pair, through: next)
         }
+        let complete = state.put1(value, deliver)
         if complete {
             subscriber.putCompletion()
         }
@@ -281,11 +282,12 @@ func _zipInput2<T1, T2, E>(_ state: _Zip2State<T1, T2>, _ subscriber: Subscriber
         }
     }
     return { value in
-        let complete = state.put2(value) { (pair: consuming (T1, T2)) in
-            if !subscriber.isTerminated {
-                next(pair)
-            }
+        // Always inlined (see `_combineLatestInput`).
+        @inline(__always)
+        func deliver(_ pair: consuming (T1, T2)) {
+            subscriber.putNext(pair, through: next)
         }
+        let complete = state.put2(value, deliver)
         if complete {
             subscriber.putCompletion()
         }
@@ -360,11 +362,12 @@ public func withLatestFrom<T, U, E>(_ other: Signal<U, E>) -> (Signal<T, E>) -> 
             let upstreamNext: (T) -> Void
             if let next {
                 upstreamNext = { value in
-                    latest.load { (current: consuming U) in
-                        if !subscriber.isTerminated {
-                            next((value, current))
-                        }
+                    // Always inlined (see `_combineLatestInput`).
+                    @inline(__always)
+                    func deliver(_ current: consuming U) {
+                        subscriber.putNext((value, current), through: next)
                     }
+                    latest.load(deliver)
                 }
             } else {
                 upstreamNext = { _ in }

@@ -29,8 +29,8 @@ public func concat<T, E>(_ signals: [Signal<T, E>]) -> Signal<T, E> {
 public func startWith<T, E>(_ value: T) -> (Signal<T, E>) -> Signal<T, E> {
     return { signal in
         return Signal<T, E>(delivering: { subscriber, next in
-            if let next, !subscriber.isTerminated {
-                next(value)
+            if let next {
+                subscriber.putNext(value, through: next)
             }
             if subscriber.isEnded {
                 return EmptyDisposable
@@ -38,9 +38,7 @@ public func startWith<T, E>(_ value: T) -> (Signal<T, E>) -> Signal<T, E> {
             let upstreamNext: ((T) -> Void)?
             if let next {
                 upstreamNext = { value in
-                    if !subscriber.isTerminated {
-                        next(value)
-                    }
+                    subscriber.putNext(value, through: next)
                 }
             } else {
                 upstreamNext = nil

@@ -54,13 +54,18 @@ public func replay<T, E>(_ count: Int) -> (Signal<T, E>) -> Signal<T, E> {
 /// (made inside the connection's own code, generic over them, every value
 /// would look up their metadata: 40 times a map's cost): the upstream's
 /// value callback into a session's pipe, and a subscriber's subscription to
-/// that pipe, which hands each value to the subscriber's downstream through
-/// its composed value callback (the share signal is fused:
-/// `Signal.init(delivering:)`), with no `Subscriber.putNext` between.
+/// that pipe, whose value callback is the downstream's composed one (the
+/// share signal is fused): a value goes from the session's pipe to the
+/// downstream's stages with nothing between. Those stages read and end the
+/// pipe subscription's liveness (`_SubscriberLiveness`), so that a stage
+/// that fails (`end(delivering:)`) has its terminal event wait for the
+/// session pipe's deliveries in flight on every thread, as over any pipe;
+/// the subscription's `_SharedSubscription` carries the rest to the
+/// share's subscriber.
 @usableFromInline
 struct _SharedPaths<T, E> {
     @usableFromInline let forward: (_SharedUpstreamLink<T, E>) -> (T) -> Void
-    @usableFromInline let attach: (SignalPipe<T, E>, Subscriber<T, E>, _FusedNext<T>?) -> any Disposable
+    @usableFromInline let attach: (SignalPipe<T, E>, (_SubscriberLiveness) -> ((T) -> Void)?, _SharedSubscription<T, E>) -> any Disposable
 
     @inlinable
     init() {
@@ -69,24 +74,65 @@ struct _SharedPaths<T, E> {
                 link.pipe.putNext(next)
             }
         }
-        self.attach = { pipe, subscriber, downstream in
-            let deliver: (T) -> Void
-            if let downstream {
-                deliver = { next in
-                    // As `putNext` would: nothing after the subscriber's end.
-                    if !subscriber.isTerminated {
-                        downstream(next)
-                    }
+        self.attach = { pipe, makeNext, subscription in
+            return pipe.broadcaster.subscribe({ liveness in
+                // Before the entry is published (see `sharedMemberFlag`).
+                liveness.flags._withUnsafeGuaranteedRef { flags in
+                    // Invariant: a broadcaster's liveness is its entry's.
+                    unsafeDowncast(flags, to: _BroadcasterEntryBase.self).markSharedMember()
                 }
-            } else {
-                deliver = { _ in }
-            }
-            return pipe.signal().start(downstream: subscriber, next: deliver, error: { error in
-                subscriber.putError(error)
-            }, completed: {
-                subscriber.putCompletion()
-            })
+                return makeNext(liveness)
+            }, held: subscription, { _, _ in }).0
         }
+    }
+}
+
+/// What a share subscriber's subscription to its session's pipe holds until
+/// it ends (`_BroadcasterEntry.held`, released when the entry ends, however
+/// it ends): the share's subscriber, which carries the terminal events, the
+/// disposal and the links of the walks (`Subscriber.isEnded`) as a
+/// subscriber of `Signal.init(delivering:)` does. The pipe's terminal event
+/// goes to it; the links made to the entry while the downstream's value
+/// callback is made go to its disposable; and when the entry ends without
+/// it (a stage below failed, after its terminal event; the session's pipe
+/// closed), the release disposes the subscriber, which leaves the session.
+///
+/// Thread-safety: immutable; `receiveTerminal` is called once, by the
+/// thread that ends the subscription with the pipe's terminal event;
+/// `linkDownstream` only while the subscription is made; the release runs
+/// on the thread that ends the subscription, outside the pipe's lock.
+@usableFromInline
+final class _SharedSubscription<T, E>: _BroadcasterTerminalReceiver, _BroadcasterDownstreamLinking, @unchecked Sendable {
+    private let subscriber: Subscriber<T, E>
+    private let disposable: _SubscriberDisposable
+
+    init(_ subscriber: Subscriber<T, E>, _ disposable: _SubscriberDisposable) {
+        self.subscriber = subscriber
+        self.disposable = disposable
+    }
+
+    @usableFromInline
+    func receiveTerminal(_ terminal: _BroadcasterTerminal) {
+        switch terminal {
+        case .completed:
+            self.subscriber.putCompletion()
+        case let .failed(failure):
+            // The session's pipe carries the upstream's errors, of type `E`.
+            if let failure = failure as? E {
+                self.subscriber.putError(failure)
+            }
+        }
+    }
+
+    @usableFromInline
+    func linkDownstream(_ downstream: _SubscriberDisposable?) {
+        self.disposable.linkDownstream(downstream)
+    }
+
+    deinit {
+        // Nothing when the subscriber has already ended (its terminal
+        // event, or a dispose, which ended this entry).
+        self.disposable.dispose()
     }
 }
 
@@ -154,19 +200,53 @@ final class _SharedConnection<T, E>: @unchecked Sendable {
         self.paths = paths
     }
 
+    /// The share signal: fused, as `Signal.init(delivering:)` builds one
+    /// (a subscriber that carries the terminal events and the disposal),
+    /// but the downstream's value callback is made by the session pipe's
+    /// subscription, around its liveness (see `_SharedPaths`).
     @usableFromInline
     func signal() -> Signal<T, E> {
-        return Signal<T, E>(delivering: { subscriber, next in
+        return Signal<T, E>(fused: { makeNext, error, completed in
+            let subscriber = Subscriber<T, E>(next: nil, error: error, completed: completed)
+            let disposable = _SubscriberDisposable(subscriber: subscriber)
+            subscriber.handle = disposable
             let (session, connect, member) = self.join(subscriber)
-            let joined = self.paths.attach(session.pipe, subscriber, next)
+            let joined = self.paths.attach(session.pipe, makeNext, _SharedSubscription(subscriber, disposable))
+            if let entry = joined as? _SubscriptionFlags {
+                self.watch(entry, of: subscriber, in: session, as: member)
+            }
             if connect {
                 self.connect(session)
             }
-            return ActionDisposable {
+            disposable.setUpstream(ActionDisposable {
                 joined.dispose()
                 self.leave(session, member)
-            }
+            })
+            subscriber.assignDisposable()
+            return disposable
         })
+    }
+
+    /// The liveness of an attached subscriber, read by `subscribersEnded`.
+    private static func liveness(_ subscriber: Subscriber<T, E>, _ entry: _SubscriptionFlags?) -> () -> Bool {
+        return { [weak subscriber] in
+            guard let subscriber else {
+                return false
+            }
+            return !subscriber.isEnded && !(entry?.isTerminated ?? false)
+        }
+    }
+
+    /// Makes the liveness of `member` read its pipe subscription's flags
+    /// too: a stage below that fails ends that subscription first, and
+    /// the subscriber only once its terminal event has been delivered.
+    private func watch(_ entry: _SubscriptionFlags, of subscriber: Subscriber<T, E>, in session: Session, as member: Int) {
+        let live = Self.liveness(subscriber, entry)
+        self.mutex.lock()
+        if session.members[member] != nil {
+            session.members[member] = live
+        }
+        self.mutex.unlock()
     }
 
     /// Attaches `subscriber` to the running session, or to a new one, which
@@ -179,12 +259,7 @@ final class _SharedConnection<T, E>: @unchecked Sendable {
     /// `subscriber` connects anew, as it would a moment later. Their
     /// liveness (`Subscriber.isEnded`) is read outside the lock.
     private func join(_ subscriber: Subscriber<T, E>) -> (Session, Bool, Int) {
-        let live: () -> Bool = { [weak subscriber] in
-            guard let subscriber else {
-                return false
-            }
-            return !subscriber.isEnded
-        }
+        let live = Self.liveness(subscriber, nil)
         var retired: (any Disposable)?
         self.mutex.lock()
         if let current = self.session {

@@ -63,9 +63,10 @@ public func take<T, E>(_ count: Int) -> (Signal<T, E>) -> Signal<T, E> {
 /// its downstream from a value callback, without waiting for the upstream's
 /// start to return: a source that loops synchronously (`restart` over a
 /// signal that completes at once) would otherwise never return. Only a
-/// generator's subscription can be reached this way (a pipe's or a constant
-/// signal's ends when its start returns, through the operator's own
-/// disposable, as before).
+/// generator's subscription, or a `share` subscriber's (whose start runs
+/// the connection's upstream: `_BroadcasterEntryBase.sharedMemberFlag`),
+/// can be reached this way (a pipe's or a constant signal's ends when its
+/// start returns, through the operator's own disposable, as before).
 ///
 /// Called from inside the subscription's value callback, which its
 /// subscriber owns: the unretained flags are valid for the call. (Or, by
@@ -74,7 +75,11 @@ public func take<T, E>(_ count: Int) -> (Signal<T, E>) -> Signal<T, E> {
 @usableFromInline
 func _disposeEarly(_ upstream: _SubscriberLiveness) {
     upstream.flags._withUnsafeGuaranteedRef { flags in
-        (flags as? _SubscriberDisposable)?.dispose()
+        if let disposable = flags as? _SubscriberDisposable {
+            disposable.dispose()
+        } else if let entry = flags as? _BroadcasterEntryBase, entry.isSharedMember {
+            entry.end()
+        }
     }
 }
 

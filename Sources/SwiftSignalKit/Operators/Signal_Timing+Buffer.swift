@@ -310,8 +310,8 @@ public func sample<T, U, E>(_ sampler: Signal<U, E>) -> (Signal<T, E>) -> Signal
             let samplerNext: (U) -> Void
             if let next {
                 samplerNext = { _ in
-                    if let value = latest.take(), !subscriber.isTerminated {
-                        next(value)
+                    if let value = latest.take() {
+                        subscriber.putNext(value, through: next)
                     }
                 }
             } else {

@@ -144,6 +144,26 @@ public final class Subscriber<T, E>: CustomStringConvertible, @unchecked Sendabl
         }
     }
 
+    /// Delivers `value` through `next`, the downstream's composed value
+    /// callback of a delivering signal (`Signal.init(delivering:)`), as
+    /// `putNext` delivers through the subscriber's own: nothing once the
+    /// subscriber has terminated, and the call counted in flight, so that a
+    /// terminal event put meanwhile on another thread (a stage below whose
+    /// function failed: `_SubscriberLiveness.end(delivering:)`) waits for
+    /// it. Without the count such an event ran while the call did, and a
+    /// call that had passed the check reached the callbacks after it.
+    @inlinable @inline(__always)
+    func putNext(_ value: T, through next: _FusedNext<T>) {
+        if _InFlightCalls.enter(self.state) {
+            let depth = _sks_call_push(Unmanaged.passUnretained(self).toOpaque())
+            next(value)
+            _sks_call_pop(depth)
+        }
+        if let claimed = _InFlightCalls.leave(self.state) {
+            self.finish(claimed)
+        }
+    }
+
     /// Delivers an error as the terminal event, then disposes the upstream.
     /// While values are being delivered on other threads (or this thread's
     /// own value callback is running, further up its stack), the error is

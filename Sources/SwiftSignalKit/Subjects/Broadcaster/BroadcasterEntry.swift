@@ -79,6 +79,24 @@ final class _BroadcasterEntry<T, State>: _BroadcasterEntryBase, Disposable, @unc
         }
     }
 
+    /// Passes the link to what the subscription holds when it is a `share`
+    /// subscriber's (`sharedMemberFlag`: its `_SharedSubscription`), so that
+    /// the walks of `Subscriber.isEnded` go on through it; a plain
+    /// subscription keeps no link (`_SubscriptionFlags.linkDownstream`).
+    /// Called while the value callback is being made (`makeNext`), before
+    /// the entry is published: `held` is still the subscriber's own.
+    @usableFromInline
+    override func linkDownstream(_ downstream: _SubscriberDisposable?) {
+        if self.isSharedMember {
+            (self.held as? any _BroadcasterDownstreamLinking)?.linkDownstream(downstream)
+        }
+    }
+
+    @usableFromInline
+    override func end() {
+        self.dispose()
+    }
+
     /// Ends the subscription: no callback starts after this returns; the
     /// entry leaves the broadcaster.
     @inlinable

@@ -16,6 +16,15 @@ package protocol _BroadcasterTerminalReceiver: AnyObject {
     func receiveTerminal(_ terminal: _BroadcasterTerminal)
 }
 
+/// What a subscription holds (`_BroadcasterEntry.held`) when an operator's
+/// subscription stands behind it (a `share` subscription's): the links made
+/// to the entry while its value callback is made go to it (see
+/// `_BroadcasterEntry.linkDownstream`).
+@usableFromInline
+protocol _BroadcasterDownstreamLinking: AnyObject {
+    func linkDownstream(_ downstream: _SubscriberDisposable?)
+}
+
 /// What the broadcaster makes to hold the owner to keep alive and, in the
 /// subclass `_BroadcasterHeldCallbacks`, the subscriber's `error` and
 /// `completed` callbacks: one object for all of them (the callbacks used to
