@@ -92,6 +92,14 @@ C_VALUE_KEPT = ("the value kept is an sk_value (three words and an object refere
 REASONS = {
     ("share", "swift"): "a second broadcaster hop (its lock and list of targets), about a bare pipe's delivery",
     ("replay", "swift"): "a second broadcaster hop (its lock and list of targets), about a bare pipe's delivery",
+    ("replay", "c"): "the session pipe keeps the last values (its history): each value's copy into it, its "
+                     "reference's retain and the evicted one's release, calls into the runtime even for a number "
+                     "(~30 over the C share row, ~12 of them the history's store in the publish; Swift's Int is "
+                     "copied alone)",
+    ("take_while", "swift"): "on the target's edge (105.2 before, against 105.6): its closure, unchanged and "
+                             "compiled unspecialized in the core, took 2 instructions more of register moves "
+                             "(an argument kept on the stack) when other code of the module changed (issue 54's "
+                             "failure ordering, 048a36c); its path did not change",
     ("buffer_count", "swift"): "an array made per value (the allocation is its floor)",
     ("pairwise", "c"): "the C layer builds an array value per emission",
     ("with_latest_from", "c"): "the C layer builds an array value per emission",
