@@ -58,7 +58,9 @@ test-abandon-long: abandon ## test-abandon for ABANDON_LONG_SECONDS (120), glibc
 
 # Nothing after the terminal event: Tests/soak/terminal.c (what it checks:
 # its header), TERMINAL_ROUNDS rounds of 8 threads putting while a ninth
-# ends the stream, against the release library (make test, about a second)
+# ends the stream (or a map below fails), through the operators whose
+# values reach the stages below without a subscriber's call, against the
+# release library (make test, about 3 seconds)
 # and against the ASan and TSan cores (make release-check:
 # test-terminal-asan, test-terminal-tsan, through mk/sanitizers.mk). The
 # seed is printed; `.build-c/terminal ROUNDS SEED` replays the rounds.
