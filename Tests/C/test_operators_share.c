@@ -109,3 +109,57 @@ Test(operators_share, a_released_subscription_ends_when_the_source_lets_go, .tim
         expect_no_live_objects(0);
     }
 }
+
+/* ctx: the int64 at which the map fails (with the error -N); doubles the rest. */
+static void doubled_failing_at(void *ctx, const sk_value *value, sk_value *out) {
+    int64_t n = value_int(value);
+    sk_value_set_int64(out, n * 2);
+    if (n == *(const int64_t *)ctx) {
+        sk_value error = int_value(-n);
+        SK_OK_OR_ABORT(sk_callback_fail(&error));
+    }
+}
+
+/* A subscriber whose map below share fails leaves the connection at its
+ * error, without a dispose: the other subscriber keeps the upstream and its
+ * values; when it is the last, the upstream is disposed; the next subscriber
+ * connects anew. (A share subscription is the session pipe's own: its end
+ * by a failing stage below releases what it holds, which leaves.) */
+Test(operators_share, a_subscriber_ended_by_a_failing_stage_below_leaves_the_connection, .timeout = SK_TEST_TIMEOUT) {
+    manual_source source;
+    sk_signal *upstream = manual_init_signal(&source);
+    sk_signal *shared = NULL, *failing = NULL;
+    SK_OK_OR_FAIL(sk_signal_share(&shared, upstream));
+    int64_t fails_at = 2;
+    SK_OK_OR_FAIL(sk_signal_map(&failing, shared, doubled_failing_at, &fails_at, NULL));
+    recorder a, b;
+    sk_disposable *da = recorder_start(&a, failing);
+    sk_disposable *db = recorder_start(&b, shared);
+    cr_assert_eq(counter_get(&source.starts), 1);
+    subscriber_put_int(manual_subscriber(&source, 0), 1);
+    subscriber_put_int(manual_subscriber(&source, 0), 2);
+    subscriber_put_int(manual_subscriber(&source, 0), 3);
+    const int64_t a_values[] = { 2 };
+    recorder_expect(&a, "ner", a_values, 1);
+    sk_value minus_two = int_value(-2);
+    cr_assert(sk_value_equal(&recorder_event(&a, 1)->value, &minus_two), "the map's error");
+    const int64_t b_values[] = { 1, 2, 3 };
+    recorder_expect(&b, "nnn", b_values, 3);
+    cr_assert_eq(counter_get(&source.disposed), 0, "the other subscriber still holds the connection");
+    recorder_finish(&b, db);
+    cr_assert_eq(counter_get(&source.disposed), 1, "the last subscriber's leaving disposed the upstream");
+    recorder_finish(&a, da);
+    /* Alone: its failure disconnects at once, before any dispose. */
+    da = recorder_start(&a, failing);
+    cr_assert_eq(counter_get(&source.starts), 2, "a new connection");
+    subscriber_put_int(manual_subscriber(&source, 1), 2);
+    recorder_expect(&a, "er", NULL, 0);
+    cr_assert(sk_value_equal(&recorder_event(&a, 0)->value, &minus_two), "the map's error");
+    cr_assert_eq(counter_get(&source.disposed), 2, "the failure below the only subscriber disconnected the upstream");
+    recorder_finish(&a, da);
+    sk_signal_release(failing);
+    sk_signal_release(shared);
+    sk_signal_release(upstream);
+    manual_destroy(&source);
+    expect_no_live_objects(0);
+}
