@@ -894,10 +894,21 @@ int main(int argc, char **argv) {
         fprintf(stderr, "abandon: threads must be 1 to %d\n", MAX_THREADS);
         return 2;
     }
-    printf("abandon: %d threads for %.0f s, %zu operators of the table and combine_latest; seed %llu "
-           "(replay: abandon %.0f %llu %d)\n",
-           threads, seconds_to_run, (size_t)SK_TEST_OPERATOR_COUNT, (unsigned long long)base_seed, seconds_to_run,
-           (unsigned long long)base_seed, threads);
+    if (only >= 0 && (size_t)only >= SK_TEST_OPERATOR_COUNT) {
+        fprintf(stderr, "abandon: the operator index must be 0 to %zu\n", (size_t)SK_TEST_OPERATOR_COUNT - 1);
+        return 2;
+    }
+    if (only >= 0) {
+        printf("abandon: %d threads for %.0f s, %s (operator %d of the table) and combine_latest; seed %llu "
+               "(replay: abandon %.0f %llu %d %d)\n",
+               threads, seconds_to_run, SK_TEST_OPERATORS[only].name, only, (unsigned long long)base_seed,
+               seconds_to_run, (unsigned long long)base_seed, threads, only);
+    } else {
+        printf("abandon: %d threads for %.0f s, %zu operators of the table and combine_latest; seed %llu "
+               "(replay: abandon %.0f %llu %d)\n",
+               threads, seconds_to_run, (size_t)SK_TEST_OPERATOR_COUNT, (unsigned long long)base_seed,
+               seconds_to_run, (unsigned long long)base_seed, threads);
+    }
     fflush(stdout);
     pthread_t workers[MAX_THREADS];
     for (int i = 0; i < threads; i++) {
