@@ -134,6 +134,49 @@ final class InFlightCallsTests: XCTestCase {
         disposable.dispose()
     }
 
+    /// The operators whose values reach the stages below without a
+    /// subscriber's call of their own (`Signal.init(delivering:)`): a
+    /// terminal event that another input brings (its error, or zip's end)
+    /// waits for the value call a first input's emission has running on
+    /// another thread. Before, it ran at once beside it (the C soak's
+    /// failing callbacks found it: Tests/soak/terminal.c).
+    func testAnotherInputsTerminalEventWaitsForTheValueCallbackRunningOnAnotherThread() {
+        typealias Shape = (name: String, make: (Signal<Int, TestError>, Signal<Int, TestError>) -> Signal<Int, TestError>, before: [(Int, Int)], held: (Int, Int), end: Int, terminal: String)
+        let shapes: [Shape] = [
+            ("combineLatest", { combineLatest($0, $1) |> map { $0.0 } }, [(1, 0)], (0, 1), 1, "error"),
+            ("zip", { zip($0, $1) |> map { $0.0 } }, [(0, 1)], (1, 0), 0, "completed"),
+            ("withLatestFrom", { $0 |> withLatestFrom($1) |> map { $0.0 } }, [(1, 0)], (0, 1), 1, "error"),
+            ("sample", { $0 |> sample($1) }, [(0, 1)], (1, 0), 0, "error"),
+        ]
+        for shape in shapes {
+            let pipes = [SignalPipe<Int, TestError>(), SignalPipe<Int, TestError>()]
+            let events = Events()
+            let entered = DispatchSemaphore(value: 0)
+            let gate = DispatchSemaphore(value: 0)
+            let disposable = self.observe(shape.make(pipes[0].signal(), pipes[1].signal()), events, entered: entered, gate: gate)
+            for (pipe, value) in shape.before {
+                pipes[pipe].putNext(value)
+            }
+            let finished = DispatchSemaphore(value: 0)
+            let (heldPipe, heldValue) = (pipes[shape.held.0], shape.held.1)
+            Thread {
+                heldPipe.putNext(heldValue)
+                finished.signal()
+            }.start()
+            XCTAssertEqual(entered.wait(timeout: .now() + waitDeadline), .success, shape.name)
+            if shape.terminal == "error" {
+                pipes[shape.end].putError(.failed)
+            } else {
+                pipes[shape.end].putCompletion()
+            }
+            XCTAssertEqual(events.all.filter { !$0.hasPrefix("next 0") }, ["next 1 begins"], "\(shape.name): the \(shape.terminal) ran beside the value call")
+            gate.signal()
+            XCTAssertEqual(finished.wait(timeout: .now() + waitDeadline), .success, shape.name)
+            XCTAssertEqual(events.all.filter { !$0.hasPrefix("next 0") }, ["next 1 begins", "next 1 ends", shape.terminal], shape.name)
+            disposable.dispose()
+        }
+    }
+
     func testADisposeDropsATerminalEventStillWaiting() {
         let source = HotSource()
         let events = Events()
