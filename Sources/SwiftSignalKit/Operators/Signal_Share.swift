@@ -223,7 +223,19 @@ final class _SharedConnection<T, E>: @unchecked Sendable {
                 self.leave(session, member)
             })
             subscriber.assignDisposable()
-            return disposable
+            guard joined is _SubscriptionFlags else {
+                // The session's pipe had ended or closed: the subscriber has
+                // its terminal event, or has been disposed, already.
+                return disposable
+            }
+            // The caller disposes the entry itself: its flag, which the
+            // downstream's stages read, is set before that dispose returns,
+            // even when another thread's dispose has won and is still
+            // ending the subscriber (a dispose of the subscriber's handle
+            // returned then, and this thread delivered again: the C soak,
+            // disposing from inside the callbacks). The entry's end releases
+            // its `_SharedSubscription`, which disposes the subscriber.
+            return joined
         })
     }
 
