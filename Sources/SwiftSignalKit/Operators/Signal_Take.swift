@@ -78,7 +78,7 @@ func _disposeEarly(_ upstream: _SubscriberLiveness) {
         if let disposable = flags as? _SubscriberDisposable {
             disposable.dispose()
         } else if let entry = flags as? _BroadcasterEntryBase, entry.isSharedMember {
-            entry.end()
+            (entry as? any Disposable)?.dispose()
         }
     }
 }

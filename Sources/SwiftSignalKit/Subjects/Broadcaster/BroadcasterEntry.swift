@@ -92,11 +92,6 @@ final class _BroadcasterEntry<T, State>: _BroadcasterEntryBase, Disposable, @unc
         }
     }
 
-    @usableFromInline
-    override func end() {
-        self.dispose()
-    }
-
     /// Ends the subscription: no callback starts after this returns; the
     /// entry leaves the broadcaster.
     @inlinable

@@ -46,9 +46,4 @@ class _BroadcasterEntryBase: _SubscriptionFlags, @unchecked Sendable {
     @usableFromInline
     func releaseCallback() {
     }
-
-    /// Ends the subscription as its dispose does (see `_BroadcasterEntry.dispose`).
-    @usableFromInline
-    func end() {
-    }
 }
