@@ -59,20 +59,21 @@ test-abandon-long: abandon ## test-abandon for ABANDON_LONG_SECONDS (120), glibc
 # Nothing after the terminal event: Tests/soak/terminal.c (what it checks:
 # its header), TERMINAL_ROUNDS rounds of 8 threads putting while a ninth
 # ends the stream (or a map below fails), through the operators whose
-# values reach the stages below without a subscriber's call, against the
-# release library (make test, about 3 seconds)
+# values reach the stages below without a subscriber's call and through
+# every operator of the operator table (Tests/common/operator_list.h),
+# against the release library (make test, about 3 seconds)
 # and against the ASan and TSan cores (make release-check:
 # test-terminal-asan, test-terminal-tsan, through mk/sanitizers.mk). The
 # seed is printed; `.build-c/terminal ROUNDS SEED` replays the rounds.
 TERMINAL_ROUNDS ?= 10000
 terminal_SOURCES = Tests/soak/terminal.c
-terminal_CFLAGS := -std=gnu99 -Wall -Wextra -Werror -D_DEFAULT_SOURCE -g -O1 -fno-omit-frame-pointer -fuse-ld=lld -Iinclude
+terminal_CFLAGS := -std=gnu99 -Wall -Wextra -Werror -D_DEFAULT_SOURCE -g -O1 -fno-omit-frame-pointer -fuse-ld=lld -Iinclude -ITests/common
 terminal_LIBS := -lpthread
 terminal_ARGS = $(TERMINAL_ROUNDS)
 
 .PHONY: terminal test-terminal
 terminal: stage
-	$(CC) -std=gnu99 -Wall -Wextra -Werror -D_DEFAULT_SOURCE -O1 -g Tests/soak/terminal.c \
+	$(CC) -std=gnu99 -Wall -Wextra -Werror -D_DEFAULT_SOURCE -O1 -g -ITests/common Tests/soak/terminal.c \
 		$$($(STAGE_PKG) --cflags --libs signalkit) -lpthread -o $(OUT)/terminal
 
 test-terminal: terminal ## nothing after the terminal event (Tests/soak/terminal.c), TERMINAL_ROUNDS (10,000) rounds against the release library
