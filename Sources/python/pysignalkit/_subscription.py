@@ -156,15 +156,21 @@ class _Sink:
         self.ended = False
         self.ctx = 0
         # The extension's callback list (_speedups_src/observer.c):
-        # [handler, sink]; the handler None once ended.
+        # [handler, sink, calls]; the handler None once ended.
         self.cell: Optional[List[Any]] = None
 
     def end(self) -> None:
-        """No later event reaches the callbacks."""
+        """No later event reaches the callbacks; a failure waiting for the
+        calls in flight on other threads (fail) is dropped: a dispose that
+        comes while the terminal event waits drops it, as the library's
+        does (signalkit.h, "Order of events")."""
+        already = self.ended
         self.ended = True
         cell = self.cell
         if cell is not None:
             cell[0] = None
+            if already:
+                _speedups.drop_failure(cell[2])
 
     def on_release(self) -> None:
         """The library let go of the callbacks: drop the disposable kept."""
@@ -175,8 +181,11 @@ class _Sink:
     def fail(self, exc: BaseException, where: str) -> None:
         """An exception escaped on_next or a stage: the subscription ends
         (disposed), and on_error receives it (or callback_error_hook when
-        there is none). A KeyboardInterrupt goes to the caller instead,
-        when there is one (not on a library thread: _Interrupts.defer)."""
+        there is none), after the handler's calls still running on other
+        threads have returned (the library's order of events: the last of
+        them delivers it, deliver_failure). A KeyboardInterrupt goes to the
+        caller instead, when there is one (not on a library thread:
+        _Interrupts.defer)."""
         self.end()
         if where == "next":  # from the chain: callback_error_hook names the stage that raised
             where = _stage_of(exc) or "next"
@@ -186,6 +195,15 @@ class _Sink:
         self.failures.record(exc)
         if self.disposable:
             C.disposable_dispose(self.disposable)
+        cell = self.cell
+        if cell is not None and _speedups.defer_failure(cell[2], (exc, where)):
+            return
+        self.deliver_failure((exc, where))
+
+    def deliver_failure(self, pending: Tuple[BaseException, str]) -> None:
+        """The failure of fail(): to on_error (or callback_error_hook), on
+        the thread whose handler call returned last."""
+        exc, where = pending
         try:
             if isinstance(exc, KeyboardInterrupt) and _interrupts.defer(exc):
                 return
@@ -276,7 +294,7 @@ def _start_sink(signal: int, sink: _Sink) -> Optional[int]:
     """Starts `signal` for a Python subscription, through the extension:
     each value goes to the composed chain of its stages and on_next."""
     ctx = sink.ctx = _retain_callbacks(sink)
-    cell = sink.cell = [_ignore, sink]  # the chain reads cell[0] (handler): not None while it lives
+    cell = sink.cell = [_ignore, sink, _speedups.Calls()]  # the chain reads cell[0] (handler): not None while it lives
     cell[0] = sink.handler()
     if sink.ended:
         cell[0] = None

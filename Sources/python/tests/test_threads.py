@@ -367,3 +367,104 @@ def test_run_from_a_job_of_the_same_queue_returns_before_the_new_job_runs():
         queue.run(first)
         assert done.wait(10)
     assert order == ["first returned from run", "second"]
+
+
+@pytest.mark.parametrize("raiser", ["map", "filter", "on_next"])
+def test_a_failure_waits_for_the_handler_calls_on_other_threads(raiser):
+    # The library's order of events (signalkit.h's conventions): a value
+    # callback that has begun returns before the terminal one runs. Before:
+    # an exception of on_next, or of a Python stage fused in front of it,
+    # went to on_error at once on its thread, while another thread was
+    # still inside on_next (its GIL let go): 26 of 40 rounds of eight
+    # putting threads overlapped so. Here one thread is held inside on_next
+    # while the main thread's value raises.
+    events = []
+    inside, release = threading.Event(), threading.Event()
+
+    def stage(value):
+        if value == "boom":
+            raise ValueError("boom")
+        return value
+
+    def on_next(value):
+        if value == "boom":
+            raise ValueError("boom")
+        events.append(("next", value))
+        if value == "held":
+            inside.set()
+            assert release.wait(10)  # lets the GIL go
+            events.append(("next returns", value))
+
+    def on_error(error):
+        events.append(("error", str(error), threading.current_thread().name))
+
+    with sk.Pipe() as pipe, pipe.signal() as signal:
+        if raiser == "map":
+            signal = signal.map(stage)
+        elif raiser == "filter":
+            signal = signal.filter(lambda v: stage(v) is not None)
+        subscription = signal.subscribe(on_next, on_error)
+        holder = threading.Thread(target=pipe.put, args=("held",), name="holder")
+        holder.start()
+        try:
+            assert inside.wait(10)
+            pipe.put("boom")
+            assert events == [("next", "held")], "the error ran beside the call on the other thread"
+            pipe.put("after")  # the subscription has ended: nothing more
+        finally:
+            release.set()
+            holder.join(10)
+        assert events == [("next", "held"), ("next returns", "held"), ("error", "boom", "holder")]
+        subscription.close()
+
+
+def test_a_dispose_drops_a_failure_still_waiting_for_another_threads_call():
+    # signalkit.h's order of events: a dispose that comes while the
+    # terminal event waits drops it.
+    events = []
+    inside, release = threading.Event(), threading.Event()
+
+    def on_next(value):
+        if value == "boom":
+            raise ValueError("boom")
+        events.append(("next", value))
+        inside.set()
+        assert release.wait(10)
+
+    with sk.Pipe() as pipe, pipe.signal() as signal:
+        subscription = signal.subscribe(on_next, lambda error: events.append(("error", str(error))))
+        holder = threading.Thread(target=pipe.put, args=("held",))
+        holder.start()
+        try:
+            assert inside.wait(10)
+            pipe.put("boom")
+            subscription.dispose()
+        finally:
+            release.set()
+            holder.join(10)
+        assert events == [("next", "held")]
+        assert isinstance(subscription.exception, ValueError)
+        subscription.close()
+
+
+def test_a_failure_nested_in_the_handler_on_its_own_thread_runs_at_once():
+    # With no call in flight on another thread, the failure of a value
+    # delivered from inside on_next (on its thread, nested: a create
+    # function's subscriber put into from the callback) reaches on_error at
+    # once, nested, as the library's terminal event put from inside a value
+    # callback does.
+    events = []
+    subscribers = []
+
+    def on_next(value):
+        if value == "boom":
+            raise ValueError("boom")
+        events.append(("next begins", value))
+        subscribers[0].on_next("boom")
+        events.append(("next returns", value))
+
+    signal = sk.Signal.create(subscribers.append)
+    with signal, signal.subscribe(on_next, lambda error: events.append(("error", str(error)))):
+        subscribers[0].on_next(1)
+    assert events == [("next begins", 1), ("error", "boom"), ("next returns", 1)]
+    subscribers[0].close()

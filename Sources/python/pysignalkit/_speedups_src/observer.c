@@ -1,10 +1,13 @@
 /*
  * observer.c: the four callbacks of an sk_observer (next, error,
  * completed, release) that a Python subscription hands to the library,
- * whose ctx is a Python list [handler, sink] held by the library (hold()):
+ * whose ctx is a Python list [handler, sink, calls] held by the library
+ * (hold()):
  * - next converts the value (values.c: an array as a list) and calls
- *   handler(value) (None there: nothing to call), and
- *   sink.failed(exception) if it raised;
+ *   handler(value) (None there: nothing to call), counted in `calls` (a
+ *   Calls), and sink.failed(exception) if it raised; the call that leaves
+ *   `calls` with none in flight delivers the failure waiting there
+ *   (sink.deliver_failure(pending), below);
  * - error calls sink.error_at(address of the value);
  * - completed calls sink.completed();
  * - release calls sink.released(), then drops the list.
@@ -13,8 +16,97 @@
  */
 #include "speedups.h"
 
+#include <pthread.h>
+
 /* The sink's methods the callbacks call (interned at import). */
-static PyObject *name_failed, *name_error_at, *name_completed, *name_released;
+static PyObject *name_failed, *name_error_at, *name_completed, *name_released, *name_deliver_failure;
+
+/* A subscription's handler calls in flight, on every thread, and the
+ * failure waiting for them (the library's order of events, signalkit.h's
+ * conventions, kept by the package's own calls: an exception of on_next or
+ * of a Python stage fused in front of it ends the subscription on its
+ * thread while other threads may still be inside the handler, the GIL let
+ * go). The sink's failure (_Sink.fail) waits when another thread has a call
+ * in flight (defer_failure): the call that leaves none delivers it. Read
+ * and written under the GIL only. */
+typedef struct {
+    PyObject_HEAD
+    Py_ssize_t in_flight;
+    /* A thread with calls in flight (one that entered when no thread was
+     * the owner) and how many of them it entered as the owner (never more
+     * than its calls in flight: a thread's nested calls end innermost
+     * first): a failure on that thread, nested in its calls, counts them
+     * as its own (calls_elsewhere). */
+    pthread_t owner;
+    Py_ssize_t owner_calls;
+    PyObject *pending; /* the (exception, where) waiting, or NULL */
+} calls_object;
+
+static int calls_traverse(PyObject *self, visitproc visit, void *arg)
+{
+    Py_VISIT(((calls_object *)self)->pending);
+    return 0;
+}
+
+static int calls_clear(PyObject *self)
+{
+    Py_CLEAR(((calls_object *)self)->pending);
+    return 0;
+}
+
+static void calls_dealloc(PyObject *self)
+{
+    PyTypeObject *type = Py_TYPE(self);
+    PyObject_GC_UnTrack(self);
+    calls_clear(self);
+    PyObject_GC_Del(self);
+    Py_DECREF(type);
+}
+
+static PyType_Slot calls_slots[] = {
+    {Py_tp_doc, (void *)"A subscription's handler calls in flight and the failure waiting for them (observer.c)."},
+    {Py_tp_dealloc, SLOT_FUNCTION(calls_dealloc)},
+    {Py_tp_traverse, SLOT_FUNCTION(calls_traverse)},
+    {Py_tp_clear, SLOT_FUNCTION(calls_clear)},
+    {0, NULL},
+};
+
+static PyType_Spec calls_spec = {
+    "pysignalkit._speedups.Calls", sizeof(calls_object), 0, Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC, calls_slots,
+};
+
+static PyObject *calls_type;
+
+/* A handler call begins (`me`: the calling thread). */
+static inline void calls_enter(calls_object *calls, pthread_t me)
+{
+    if (calls->owner_calls == 0) {
+        calls->owner = me;
+        calls->owner_calls = 1;
+    } else if (pthread_equal(calls->owner, me)) {
+        calls->owner_calls++;
+    }
+    calls->in_flight++;
+}
+
+/* A handler call of `me` ends. */
+static inline void calls_leave(calls_object *calls, pthread_t me)
+{
+    calls->in_flight--;
+    if (calls->owner_calls != 0 && pthread_equal(calls->owner, me))
+        calls->owner_calls--;
+}
+
+/* The calls of `calls` in flight on other threads: all of them less this
+ * thread's own (a failure nested in its calls). A thread that entered while
+ * another was the owner has its calls counted as another's: its failure
+ * then waits for its outer calls to return too, never runs beside another
+ * thread's. */
+static Py_ssize_t calls_elsewhere(calls_object *calls)
+{
+    Py_ssize_t mine = calls->owner_calls != 0 && pthread_equal(calls->owner, pthread_self()) ? calls->owner_calls : 0;
+    return calls->in_flight - mine;
+}
 
 /* Calls sink.name(arg) (arg NULL: sink.name()); an exception escaping it
  * is reported as unraisable (the package's methods catch their own). */
@@ -102,8 +194,14 @@ static void on_next(void *ctx, const sk_value *value)
                 leave_delivery(held, state, saved);
                 return;
             }
+            /* Invariant: the list's third item is its Calls (hold()), which
+             * the list, held by the library until on_release, keeps. */
+            calls_object *calls = (calls_object *)PyList_GetItem(list, CALLS); /* borrowed */
+            pthread_t me = pthread_self();
             Py_INCREF(handler);
+            calls_enter(calls, me);
             PyObject *result = item ? call_one(handler, item) : NULL;
+            calls_leave(calls, me);
             Py_DECREF(handler);
             if (result == NULL) {
                 PyObject *exc = fetch_exception();
@@ -111,6 +209,13 @@ static void on_next(void *ctx, const sk_value *value)
                 Py_DECREF(exc);
             } else {
                 Py_DECREF(result);
+            }
+            if (calls->in_flight == 0 && calls->pending != NULL) {
+                /* The last call in flight: the failure that waited for it. */
+                PyObject *pending = calls->pending;
+                calls->pending = NULL;
+                call_sink(list, name_deliver_failure, pending);
+                Py_DECREF(pending);
             }
         }
     } else if (handler == NULL) {
@@ -159,20 +264,64 @@ static void on_release(void *ctx)
 }
 
 /* hold(list): a new reference to the callback list, as the ctx (address)
- * the library hands to the callbacks; dropped by on_release. */
+ * the library hands to the callbacks; dropped by on_release (an
+ * observer's), or by the fold's release (fold.c). */
 static PyObject *hold(PyObject *self, PyObject *list)
 {
     (void)self;
-    if (!PyList_Check(list) || PyList_Size(list) != SLOTS) {
-        PyErr_SetString(PyExc_TypeError, "signalkit: _speedups.hold takes a list [handler, sink]");
+    /* An observer's list has its Calls (on_next counts in it); a fold's
+     * (fold.c) has none. */
+    if (!PyList_Check(list) || (PyList_Size(list) != SLOTS && PyList_Size(list) != CALLS) ||
+        (PyList_Size(list) == SLOTS && !PyObject_TypeCheck(PyList_GetItem(list, CALLS), (PyTypeObject *)calls_type))) {
+        PyErr_SetString(PyExc_TypeError,
+                        "signalkit: _speedups.hold takes a list [handler, sink, Calls()] (or a fold's [fn, fold])");
         return NULL;
     }
     Py_INCREF(list);
     return PyLong_FromVoidPtr(list);
 }
 
+/* defer_failure(calls, pending): keeps `pending` (the sink's (exception,
+ * where)) for the last of the calls in flight on other threads to deliver,
+ * and returns True; False (nothing kept) when no other thread has a call in
+ * flight: the caller delivers it at once. */
+static PyObject *defer_failure(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *calls, *pending;
+    if (!PyArg_ParseTuple(args, "O!O", (PyTypeObject *)calls_type, &calls, &pending))
+        return NULL;
+    calls_object *c = (calls_object *)calls;
+    if (calls_elsewhere(c) == 0)
+        Py_RETURN_FALSE;
+    PyObject *old = c->pending;
+    Py_INCREF(pending);
+    c->pending = pending;
+    Py_XDECREF(old);
+    Py_RETURN_TRUE;
+}
+
+/* drop_failure(calls): drops the failure waiting, if any (a dispose that
+ * comes while it waits); returns whether there was one. */
+static PyObject *drop_failure(PyObject *self, PyObject *calls)
+{
+    (void)self;
+    if (!PyObject_TypeCheck(calls, (PyTypeObject *)calls_type)) {
+        PyErr_SetString(PyExc_TypeError, "signalkit: _speedups.drop_failure takes a Calls");
+        return NULL;
+    }
+    calls_object *c = (calls_object *)calls;
+    if (c->pending == NULL)
+        Py_RETURN_FALSE;
+    Py_CLEAR(c->pending);
+    Py_RETURN_TRUE;
+}
+
 static PyMethodDef methods[] = {
     {"hold", hold, METH_O, "hold(list) -> ctx: the callback list, held for the library until on_release."},
+    {"defer_failure", defer_failure, METH_VARARGS,
+     "defer_failure(calls, pending) -> bool: pending kept for the last call in flight on another thread."},
+    {"drop_failure", drop_failure, METH_O, "drop_failure(calls) -> bool: the failure waiting dropped."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -182,8 +331,17 @@ static int init(PyObject *module)
     name_error_at = PyUnicode_InternFromString("error_at");
     name_completed = PyUnicode_InternFromString("completed");
     name_released = PyUnicode_InternFromString("released");
-    if (!name_failed || !name_error_at || !name_completed || !name_released)
+    name_deliver_failure = PyUnicode_InternFromString("deliver_failure");
+    if (!name_failed || !name_error_at || !name_completed || !name_released || !name_deliver_failure)
         return -1;
+    calls_type = PyType_FromSpec(&calls_spec);
+    if (calls_type == NULL)
+        return -1;
+    Py_INCREF(calls_type);
+    if (PyModule_AddObject(module, "Calls", calls_type) < 0) {
+        Py_DECREF(calls_type);
+        return -1;
+    }
     sk_next_fn next_fn = on_next, error_fn = on_error;
     sk_completed_fn completed_fn = on_completed;
     sk_release_fn release_fn = on_release;
