@@ -409,7 +409,9 @@ typedef void (*sk_ffi_fn)(void);
  * - next: the same error, ROLE next, ends the typed subscription: the
  *   upstream subscription is disposed, no later value reaches next, and the
  *   subscription's error callback (if any) receives that error, then
- *   `release` runs. The error callback is called because this is how the
+ *   `release` runs; while next is running on other threads, the error
+ *   callback runs after those calls have returned, on the thread whose
+ *   call returns last (signalkit.h's conventions, "Order of events"). The error callback is called because this is how the
  *   library already ends a typed subscription that cannot go on (a value
  *   that does not convert, see @ref ffi_callbacks), so a program that
  *   handles abnormal ends in its error callback sees this one too; the

@@ -4,13 +4,21 @@
  * sk_signal_create() whose generator starts the upstream signal with a relay
  * observer. The relay calls the native function through ffi_call and puts
  * the outcome into the generator's subscriber: the converted result (map),
- * the value itself (filter), nothing (subscription: the native next function
- * was the outcome), or an error describing a conversion that failed. The
- * subscriber's terminal event then disposes the upstream subscription.
+ * the value itself (filter), or an error describing a conversion that
+ * failed. The subscriber's terminal event then disposes the upstream
+ * subscription. A subscription's relay puts each value into its subscriber
+ * as it is, and the native next function is called by the outer observer's
+ * value callback (sk_ffi__typed_next), inside that subscriber's call: its
+ * error (a failure, a value it cannot take), put into the subscriber from
+ * there, then waits for the value calls in flight on other threads
+ * (signalkit.h's conventions, "Order of events"; called in the relay, the
+ * native function ran outside the calls the subscriber counts, and its
+ * error ran beside them).
  *
  * Every native call runs inside a failure frame (failure.c): when the
  * function called sk_ffi_callback_fail(), its result is ignored and the
- * relay ends with the failure's error, as for a conversion failure. */
+ * relay (or the subscription) ends with the failure's error, as for a
+ * conversion failure. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +41,9 @@ typedef struct sk_ffi_op {
     void *ctx;
     sk_release_fn release;
     sk_signal *upstream;
+    /* A subscription's: its relay's subscriber (borrowed: the relay holds
+     * it), set by the relay's generator before any value can come. */
+    sk_subscriber *subscriber;
 } sk_ffi_op;
 
 /* One start of the relay signal. */
@@ -167,8 +178,12 @@ static void sk_ffi__relay_next(void *ctx, const sk_value *value) {
     if (__atomic_load_n(&relay->failed, __ATOMIC_ACQUIRE)) {
         return;
     }
-    if (op->fn == NULL) {
-        return; /* a typed subscription without next */
+    if (op->kind == SK_FFI_OP_SUBSCRIBE) {
+        /* The outer observer calls the next function (sk_ffi__typed_next). */
+        if (op->fn != NULL) {
+            sk_subscriber_put_next(relay->subscriber, value);
+        }
+        return;
     }
     sk_ffi_slot result;
     sk_ffi_frame frame;
@@ -184,7 +199,7 @@ static void sk_ffi__relay_next(void *ctx, const sk_value *value) {
     }
     switch (op->kind) {
     case SK_FFI_OP_SUBSCRIBE:
-        return;
+        return; /* never: above */
     case SK_FFI_OP_FILTER:
         if ((uint8_t)result.word != 0) {
             sk_subscriber_put_next(relay->subscriber, value);
@@ -234,6 +249,9 @@ static sk_disposable *sk_ffi__relay_generator(void *ctx, sk_subscriber *subscrib
     sk_ffi__ref_retain(&op->refs);
     relay->op = op;
     relay->subscriber = sk_subscriber_retain(subscriber);
+    if (op->kind == SK_FFI_OP_SUBSCRIBE) {
+        op->subscriber = relay->subscriber; /* its one start */
+    }
     sk_observer observer = {
         sk_ffi__relay_next, sk_ffi__relay_error, sk_ffi__relay_completed, relay, sk_ffi__relay_release,
     };
@@ -348,6 +366,44 @@ SK_FFI_EXPORT int sk_ffi_signal_filter(sk_signal **out, sk_signal *signal, sk_ff
     return sk_ffi__operator("sk_ffi_signal_filter", SK_FFI_OP_FILTER, out, signal, signature, fn, ctx, release);
 }
 
+/* Ends a typed subscription with `error` (consumed), put from inside its
+ * value callback: the library delivers it after the value calls in flight
+ * on other threads (at once when there are none). */
+static void sk_ffi__typed_fail_value(sk_ffi_op *op, sk_value *error) {
+    sk_subscriber_put_error(op->subscriber, error);
+    sk_value_release(error);
+}
+
+/* Ends a typed subscription: `value` does not convert to the argument
+ * `index` of its next function. */
+static __attribute__((noinline, cold)) void sk_ffi__typed_refused(sk_ffi_op *op, const sk_value *value, size_t index) {
+    sk_ffi_type type = op->signature->args[index];
+    char reason[160];
+    char why[256];
+    sk_ffi__to_native_why(value, type, reason, sizeof reason);
+    snprintf(why, sizeof why, "sk_ffi: next: argument %zu (%s): %s", index, sk_ffi__type_name(type), reason);
+    sk_value error = sk_ffi__string_value(why);
+    sk_ffi__typed_fail_value(op, &error);
+}
+
+/* The outer observer of a typed subscription: its value callback calls the
+ * next function (the relay put the value into the subscription's
+ * subscriber, whose calls the library counts). */
+static void sk_ffi__typed_next(void *ctx, const sk_value *value) {
+    sk_ffi_op *op = ctx;
+    sk_ffi_slot result;
+    sk_ffi_frame frame;
+    size_t refused;
+    if (sk_ffi__call(op->signature, op->fn, op->ctx, value, &result, &frame, &refused) != 0) {
+        sk_ffi__typed_refused(op, value, refused);
+        return;
+    }
+    if (frame.failed) {
+        sk_value error = sk_ffi__frame_error(&frame, "next");
+        sk_ffi__typed_fail_value(op, &error);
+    }
+}
+
 /* The outer observer of a typed subscription: terminal events. */
 static void sk_ffi__typed_error(void *ctx, const sk_value *error) {
     sk_ffi_op *op = ctx;
@@ -455,7 +511,8 @@ SK_FFI_EXPORT int sk_ffi_signal_start(sk_disposable **out, sk_signal *signal, co
         sk_ffi__release_keeping_message(sk_ffi__op_release, op);
         return status;
     }
-    sk_observer outer = {NULL, sk_ffi__typed_error, sk_ffi__typed_completed, op, sk_ffi__op_release};
+    sk_observer outer = {op->fn != NULL ? sk_ffi__typed_next : NULL, sk_ffi__typed_error, sk_ffi__typed_completed, op,
+                         sk_ffi__op_release};
     status = sk_signal_start(out, relay, &outer);
     if (status != SK_OK) {
         status = sk_ffi__fail_core(status, function);

@@ -369,15 +369,16 @@ def test_run_from_a_job_of_the_same_queue_returns_before_the_new_job_runs():
     assert order == ["first returned from run", "second"]
 
 
-@pytest.mark.parametrize("raiser", ["map", "filter", "on_next"])
-def test_a_failure_waits_for_the_handler_calls_on_other_threads(raiser):
+@pytest.mark.parametrize("raiser", ["map", "filter", "on_next", "native"])
+def test_a_failure_waits_for_the_handler_calls_on_other_threads(raiser, monkeypatch):
     # The library's order of events (signalkit.h's conventions): a value
     # callback that has begun returns before the terminal one runs. Before:
     # an exception of on_next, or of a Python stage fused in front of it,
     # went to on_error at once on its thread, while another thread was
     # still inside on_next (its GIL let go): 26 of 40 rounds of eight
-    # putting threads overlapped so. Here one thread is held inside on_next
-    # while the main thread's value raises.
+    # putting threads overlapped so, and every round of a native subscribe
+    # (libsignalkit-ffi's typed subscription). Here one thread is held
+    # inside on_next while the main thread's value raises.
     events = []
     inside, release = threading.Event(), threading.Event()
 
@@ -403,7 +404,12 @@ def test_a_failure_waits_for_the_handler_calls_on_other_threads(raiser):
             signal = signal.map(stage)
         elif raiser == "filter":
             signal = signal.filter(lambda v: stage(v) is not None)
-        subscription = signal.subscribe(on_next, on_error)
+        if raiser == "native":
+            reported = []  # a native next's exception also goes to the hook
+            monkeypatch.setattr(sk, "callback_error_hook", lambda exc, where: reported.append(where))
+            subscription = signal.subscribe("void(value)", on_next, on_error)
+        else:
+            subscription = signal.subscribe(on_next, on_error)
         holder = threading.Thread(target=pipe.put, args=("held",), name="holder")
         holder.start()
         try:
@@ -414,7 +420,9 @@ def test_a_failure_waits_for_the_handler_calls_on_other_threads(raiser):
         finally:
             release.set()
             holder.join(10)
-        assert events == [("next", "held"), ("next returns", "held"), ("error", "boom", "holder")]
+        assert events[:2] == [("next", "held"), ("next returns", "held")]
+        assert len(events) == 3 and events[2][0] == "error" and "boom" in events[2][1], events
+        assert events[2][2] == "holder", "the error ran on another thread than the held call's"
         subscription.close()
 
 

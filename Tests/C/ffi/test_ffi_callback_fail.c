@@ -3,6 +3,9 @@
  * NULL, a second call), nested deliveries keeping their own failure state,
  * a failing next that disposes its own subscription (the dispose wins), and
  * misuse (no typed callback running on the calling thread). */
+#include <semaphore.h>
+#include <stdatomic.h>
+
 #include "ffi_support.h"
 
 TestSuite(ffi_callback_fail, .timeout = SK_TEST_TIMEOUT);
@@ -329,6 +332,83 @@ Test(ffi_callback_fail, nested_deliveries_keep_their_own_failure_state) {
     /* Both fail, each with its own message. */
     check_nest(2, false, 2, "ner", one, 1, "sk_ffi: map: callback failed: outer", "n:1 n:2 e:sk_ffi: next: callback failed: inner ", 1);
     check_nest(2, true, 2, "ner", one, 1, "sk_ffi: map: callback failed: outer", "n:1 n:2 e:sk_ffi: next: callback failed: inner ", 1);
+    expect_no_ffi_live_objects();
+}
+
+/* The next function's failure waits for the next calls running on other
+ * threads (signalkit.h's conventions, "Order of events"): one thread is
+ * held inside next (value 1) while this one's value (2) fails; the error
+ * callback runs once the held call has returned, on its thread. Before,
+ * the typed subscription called next outside the calls its subscriber
+ * counts, and the error ran at once, beside the held call. */
+typedef struct held_next {
+    sem_t inside, release;
+    atomic_int in_next, errors, overlaps;
+    pthread_t error_thread;
+    sk_pipe *pipe;
+} held_next;
+
+static void held_next_fn(void *ctx, int64_t n) {
+    held_next *h = ctx;
+    atomic_fetch_add(&h->in_next, 1);
+    if (n == 1) {
+        sem_post(&h->inside);
+        sem_wait(&h->release);
+    } else {
+        sk_ffi_callback_fail("two");
+    }
+    atomic_fetch_sub(&h->in_next, 1);
+}
+
+static void held_error_fn(void *ctx, const char *message) {
+    held_next *h = ctx;
+    (void)message;
+    if (atomic_load(&h->in_next) != 0) {
+        atomic_fetch_add(&h->overlaps, 1);
+    }
+    h->error_thread = pthread_self();
+    atomic_fetch_add(&h->errors, 1);
+}
+
+static void *put_one(void *arg) {
+    held_next *h = arg;
+    sk_value one = int_value(1);
+    SK_OK_OR_ABORT(sk_pipe_put(h->pipe, &one));
+    return NULL;
+}
+
+Test(ffi_callback_fail, next_failure_waits_for_the_next_calls_on_other_threads) {
+    held_next h;
+    memset(&h, 0, sizeof h);
+    sem_init(&h.inside, 0, 0);
+    sem_init(&h.release, 0, 0);
+    sk_signal *signal = NULL;
+    SK_OK_OR_FAIL(sk_pipe_create(&h.pipe, false));
+    SK_OK_OR_FAIL(sk_pipe_signal(&signal, h.pipe));
+    sk_ffi_signature *next_signature = sig("void(ctx,i64)");
+    sk_ffi_signature *error_signature = sig("void(ctx,str)");
+    sk_ffi_observer observer = {next_signature, FN(held_next_fn), error_signature, FN(held_error_fn), NULL, NULL, &h, NULL};
+    sk_disposable *d = NULL;
+    SK_OK_OR_FAIL(sk_ffi_signal_start(&d, signal, &observer));
+    pthread_t holder;
+    cr_assert_eq(pthread_create(&holder, NULL, put_one, &h), 0);
+    sem_wait(&h.inside);
+    sk_value two = int_value(2);
+    SK_OK_OR_FAIL(sk_pipe_put(h.pipe, &two));
+    int errors_before = atomic_load(&h.errors);
+    sem_post(&h.release);
+    pthread_join(holder, NULL);
+    cr_assert_eq(errors_before, 0, "the error ran beside the next call held on the other thread");
+    cr_assert_eq(atomic_load(&h.errors), 1);
+    cr_assert_eq(atomic_load(&h.overlaps), 0);
+    cr_assert(pthread_equal(h.error_thread, holder), "the error ran on another thread than the held call's");
+    sk_disposable_release(d);
+    sk_signal_release(signal);
+    sk_pipe_release(h.pipe);
+    sk_ffi_signature_release(next_signature);
+    sk_ffi_signature_release(error_signature);
+    sem_destroy(&h.inside);
+    sem_destroy(&h.release);
     expect_no_ffi_live_objects();
 }
 
