@@ -146,16 +146,22 @@ static void sk_ffi__relay_fail(sk_ffi_relay *relay, const char *why) {
  * (ffi_deep_values::typed_chains_at_the_depth_limit_deliver_on_a_small_stack
  * runs such chains on 384 KB). */
 
-/* Fails the relay: `value` does not convert to the argument `index` of the
- * operator's function. */
-static __attribute__((noinline, cold)) void sk_ffi__relay_refused(sk_ffi_relay *relay, const sk_value *value, size_t index) {
-    sk_ffi_op *op = relay->op;
+/* The error of a value that does not convert to the argument `index` of
+ * the function of `op` (a new value). */
+static __attribute__((noinline, cold)) sk_value sk_ffi__refused_error(const sk_ffi_op *op, const sk_value *value, size_t index) {
     sk_ffi_type type = op->signature->args[index];
     char reason[160];
     char why[256];
     sk_ffi__to_native_why(value, type, reason, sizeof reason);
     snprintf(why, sizeof why, "sk_ffi: %s: argument %zu (%s): %s", sk_ffi__role(op), index, sk_ffi__type_name(type), reason);
-    sk_ffi__relay_fail(relay, why);
+    return sk_ffi__string_value(why);
+}
+
+/* Fails the relay: `value` does not convert to the argument `index` of the
+ * operator's function. */
+static __attribute__((noinline, cold)) void sk_ffi__relay_refused(sk_ffi_relay *relay, const sk_value *value, size_t index) {
+    sk_value error = sk_ffi__refused_error(relay->op, value, index);
+    sk_ffi__relay_fail_value(relay, &error);
 }
 
 /* The value a map's function returned, in `mapped`; when it does not
@@ -374,18 +380,6 @@ static void sk_ffi__typed_fail_value(sk_ffi_op *op, sk_value *error) {
     sk_value_release(error);
 }
 
-/* Ends a typed subscription: `value` does not convert to the argument
- * `index` of its next function. */
-static __attribute__((noinline, cold)) void sk_ffi__typed_refused(sk_ffi_op *op, const sk_value *value, size_t index) {
-    sk_ffi_type type = op->signature->args[index];
-    char reason[160];
-    char why[256];
-    sk_ffi__to_native_why(value, type, reason, sizeof reason);
-    snprintf(why, sizeof why, "sk_ffi: next: argument %zu (%s): %s", index, sk_ffi__type_name(type), reason);
-    sk_value error = sk_ffi__string_value(why);
-    sk_ffi__typed_fail_value(op, &error);
-}
-
 /* The outer observer of a typed subscription: its value callback calls the
  * next function (the relay put the value into the subscription's
  * subscriber, whose calls the library counts). */
@@ -395,7 +389,8 @@ static void sk_ffi__typed_next(void *ctx, const sk_value *value) {
     sk_ffi_frame frame;
     size_t refused;
     if (sk_ffi__call(op->signature, op->fn, op->ctx, value, &result, &frame, &refused) != 0) {
-        sk_ffi__typed_refused(op, value, refused);
+        sk_value error = sk_ffi__refused_error(op, value, refused);
+        sk_ffi__typed_fail_value(op, &error);
         return;
     }
     if (frame.failed) {
