@@ -14,7 +14,7 @@ from typing import Any, Callable, List, Optional, Union
 from . import _core, _speedups
 from ._core import (C, TAKE_COMPLETE, TAKE_PASS, Value, _box, _deferred_fn, _drop_fn, _object_of, _map_fn, _predicate_fn,
                     _detach_traceback, _Failures, _interrupts, _next_fn, _put_object, _Recorder, _reduce_fn,
-                    _release_ctx_function, _report, _signal_fn, _state, _take_until_fn, _trim_traceback, _ValueP,
+                    _release_ctx_function, _release_fn, _report, _signal_fn, _state, _take_until_fn, _trim_traceback, _ValueP,
                     _work_fn)
 from ._handle import _Handle
 from ._subscription import _as_error, _mark_stage
@@ -166,6 +166,7 @@ class _Fold:
 
 
 _sp_reduce = _reduce_fn(_speedups.REDUCE)
+_sp_fold_release = _release_fn(_speedups.FOLD_RELEASE)
 
 
 def _take_action(result: object) -> int:

@@ -298,7 +298,7 @@ def _start_sink(signal: int, sink: _Sink) -> Optional[int]:
     cell[0] = sink.handler()
     if sink.ended:
         cell[0] = None
-    observer = _Observer(_sp_next, _sp_error, _sp_completed, _speedups.hold(cell), _sp_release)
+    observer = _Observer(_sp_next, _sp_error, _sp_completed, _speedups.hold_observer(cell), _sp_release)
     return _started(signal, sink, ctx, observer)
 
 

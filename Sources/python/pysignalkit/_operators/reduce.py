@@ -9,12 +9,12 @@ from typing import TYPE_CHECKING, Any, Callable, TypeVar
 from ctypes import byref
 
 from .. import _speedups
-from .._callbacks import _Callback, _Fold, _sp_reduce
+from .._callbacks import _Callback, _Fold, _sp_fold_release, _sp_reduce
 from .._core import C, Value, _Failures, _put_object, _retain_callbacks
 from .._handle import _callable_arg, _InFlight
 from .._signal_core import _new_signal, _signal_class
 from .._standard_operators import _ReduceStandard
-from .._subscription import _check_int64, _FILTER, _sp_release
+from .._subscription import _check_int64, _FILTER
 
 if TYPE_CHECKING:  # annotations only: the composed class is above this module
     from .._signal import Signal
@@ -101,7 +101,7 @@ class _ReduceOperators(_ReduceStandard[T_co]):
                 fold = _Fold(_Callback(fn, failures.recorder()), where)
                 ctx = fold.ctx = _retain_callbacks(fold)
                 result = _new_signal(function, pointer, byref(out), _sp_reduce, _speedups.hold(fold.cell),
-                                     _sp_release)
+                                     _sp_fold_release)
             finally:
                 C.value_release(byref(out))
             result._failures = failures

@@ -1,8 +1,8 @@
 /*
  * observer.c: the four callbacks of an sk_observer (next, error,
  * completed, release) that a Python subscription hands to the library,
- * whose ctx is a Python list [handler, sink, calls] held by the library
- * (hold()):
+ * whose ctx is the Calls of a Python list [handler, sink, calls] held by
+ * the library (hold_observer()):
  * - next converts the value (values.c: an array as a list) and calls
  *   handler(value) (None there: nothing to call), counted in `calls` (a
  *   Calls), and sink.failed(exception) if it raised; the call that leaves
@@ -10,13 +10,12 @@
  *   (sink.deliver_failure(pending), below);
  * - error calls sink.error_at(address of the value);
  * - completed calls sink.completed();
- * - release calls sink.released(), then drops the list.
+ * - release calls sink.released(), then drops the list (a fold's list,
+ *   fold.c, has a release of its own: FOLD_RELEASE).
  * Each enters Python under the exit rules (exit.c); next is a delivery
  * (enter_delivery), the hot path of a fan-out.
  */
 #include "speedups.h"
-
-#include <pthread.h>
 
 /* The sink's methods the callbacks call (interned at import). */
 static PyObject *name_failed, *name_error_at, *name_completed, *name_released, *name_deliver_failure;
@@ -31,13 +30,17 @@ static PyObject *name_failed, *name_error_at, *name_completed, *name_released, *
  * and written under the GIL only. */
 typedef struct {
     PyObject_HEAD
+    /* The callback list whose third item this is (borrowed: the list holds
+     * this object), set by hold_observer(); the library's reference to the
+     * list keeps both until on_release. */
+    PyObject *list;
     Py_ssize_t in_flight;
     /* A thread with calls in flight (one that entered when no thread was
      * the owner) and how many of them it entered as the owner (never more
      * than its calls in flight: a thread's nested calls end innermost
      * first): a failure on that thread, nested in its calls, counts them
      * as its own (calls_elsewhere). */
-    pthread_t owner;
+    uintptr_t owner; /* the thread (this_thread()) */
     Py_ssize_t owner_calls;
     PyObject *pending; /* the (exception, where) waiting, or NULL */
 } calls_object;
@@ -77,23 +80,30 @@ static PyType_Spec calls_spec = {
 
 static PyObject *calls_type;
 
+/* The calling thread, as the address of one of its thread-locals (which a
+ * delivery reads anyway: no call, unlike pthread_self()). */
+static inline uintptr_t this_thread(void)
+{
+    return (uintptr_t)&putting;
+}
+
 /* A handler call begins (`me`: the calling thread). */
-static inline void calls_enter(calls_object *calls, pthread_t me)
+static inline void calls_enter(calls_object *calls, uintptr_t me)
 {
     if (calls->owner_calls == 0) {
         calls->owner = me;
         calls->owner_calls = 1;
-    } else if (pthread_equal(calls->owner, me)) {
+    } else if (calls->owner == me) {
         calls->owner_calls++;
     }
     calls->in_flight++;
 }
 
 /* A handler call of `me` ends. */
-static inline void calls_leave(calls_object *calls, pthread_t me)
+static inline void calls_leave(calls_object *calls, uintptr_t me)
 {
     calls->in_flight--;
-    if (calls->owner_calls != 0 && pthread_equal(calls->owner, me))
+    if (calls->owner_calls != 0 && calls->owner == me)
         calls->owner_calls--;
 }
 
@@ -104,7 +114,7 @@ static inline void calls_leave(calls_object *calls, pthread_t me)
  * thread's. */
 static Py_ssize_t calls_elsewhere(calls_object *calls)
 {
-    Py_ssize_t mine = calls->owner_calls != 0 && pthread_equal(calls->owner, pthread_self()) ? calls->owner_calls : 0;
+    Py_ssize_t mine = calls->owner_calls != 0 && calls->owner == this_thread() ? calls->owner_calls : 0;
     return calls->in_flight - mine;
 }
 
@@ -170,7 +180,8 @@ static void on_next(void *ctx, const sk_value *value)
     int saved = 0, held = 0;
     if (!enter_delivery(&held, &state, &saved))
         return;
-    PyObject *list = (PyObject *)ctx;
+    calls_object *calls = (calls_object *)ctx;
+    PyObject *list = calls->list;
     PyObject *handler = PyList_GetItem(list, HANDLER); /* borrowed */
     if (handler != NULL && handler != Py_None) {
         if (pending) {
@@ -194,10 +205,7 @@ static void on_next(void *ctx, const sk_value *value)
                 leave_delivery(held, state, saved);
                 return;
             }
-            /* Invariant: the list's third item is its Calls (hold()), which
-             * the list, held by the library until on_release, keeps. */
-            calls_object *calls = (calls_object *)PyList_GetItem(list, CALLS); /* borrowed */
-            pthread_t me = pthread_self();
+            uintptr_t me = this_thread();
             Py_INCREF(handler);
             calls_enter(calls, me);
             PyObject *result = item ? call_one(handler, item) : NULL;
@@ -232,10 +240,10 @@ static void on_error(void *ctx, const sk_value *value)
         return;
     PyObject *address = PyLong_FromVoidPtr((void *)value);
     if (address != NULL) {
-        call_sink((PyObject *)ctx, name_error_at, address);
+        call_sink(((calls_object *)ctx)->list, name_error_at, address);
         Py_DECREF(address);
     } else {
-        PyErr_WriteUnraisable((PyObject *)ctx);
+        PyErr_WriteUnraisable(((calls_object *)ctx)->list);
     }
     leave(state, saved);
 }
@@ -246,39 +254,66 @@ static void on_completed(void *ctx)
     int saved;
     if (!enter(1, &state, &saved))
         return;
-    call_sink((PyObject *)ctx, name_completed, NULL);
+    call_sink(((calls_object *)ctx)->list, name_completed, NULL);
     leave(state, saved);
 }
 
-/* Runs while closing too (the exit hook waits for the releases), not once
+/* Calls sink.released(), then drops the library's reference to `list`.
+ * Runs while closing too (the exit hook waits for the releases), not once
  * finalizing (the list is then left to the process's end). */
-static void on_release(void *ctx)
+static void release_list(PyObject *list)
 {
     PyGILState_STATE state;
     int saved;
     if (!enter(0, &state, &saved))
         return;
-    call_sink((PyObject *)ctx, name_released, NULL);
-    Py_DECREF((PyObject *)ctx);
+    call_sink(list, name_released, NULL);
+    Py_DECREF(list); /* an observer's Calls, which the list holds, may go with it */
     leave(state, saved);
 }
 
-/* hold(list): a new reference to the callback list, as the ctx (address)
- * the library hands to the callbacks; dropped by on_release (an
- * observer's), or by the fold's release (fold.c). */
+/* An observer's release (ctx: its Calls). */
+static void on_release(void *ctx)
+{
+    release_list(((calls_object *)ctx)->list);
+}
+
+/* A fold function's release (ctx: its list, hold()). */
+static void on_fold_release(void *ctx)
+{
+    release_list((PyObject *)ctx);
+}
+
+/* hold(list): a new reference to a fold's callback list [fn, fold], as
+ * the ctx (address) the library hands to its function (fold.c); dropped by
+ * on_fold_release (FOLD_RELEASE). */
 static PyObject *hold(PyObject *self, PyObject *list)
 {
     (void)self;
-    /* An observer's list has its Calls (on_next counts in it); a fold's
-     * (fold.c) has none. */
-    if (!PyList_Check(list) || (PyList_Size(list) != SLOTS && PyList_Size(list) != CALLS) ||
-        (PyList_Size(list) == SLOTS && !PyObject_TypeCheck(PyList_GetItem(list, CALLS), (PyTypeObject *)calls_type))) {
-        PyErr_SetString(PyExc_TypeError,
-                        "signalkit: _speedups.hold takes a list [handler, sink, Calls()] (or a fold's [fn, fold])");
+    if (!PyList_Check(list) || PyList_Size(list) != CALLS) {
+        PyErr_SetString(PyExc_TypeError, "signalkit: _speedups.hold takes a list [fn, fold]");
         return NULL;
     }
     Py_INCREF(list);
     return PyLong_FromVoidPtr(list);
+}
+
+/* hold_observer(list): a new reference to an observer's callback list
+ * [handler, sink, Calls()], for the library; the ctx (address) the library
+ * hands to the callbacks is the list's Calls, which points to the list.
+ * Dropped by on_release. */
+static PyObject *hold_observer(PyObject *self, PyObject *list)
+{
+    (void)self;
+    if (!PyList_Check(list) || PyList_Size(list) != SLOTS ||
+        !PyObject_TypeCheck(PyList_GetItem(list, CALLS), (PyTypeObject *)calls_type)) {
+        PyErr_SetString(PyExc_TypeError, "signalkit: _speedups.hold_observer takes a list [handler, sink, Calls()]");
+        return NULL;
+    }
+    calls_object *calls = (calls_object *)PyList_GetItem(list, CALLS);
+    calls->list = list;
+    Py_INCREF(list);
+    return PyLong_FromVoidPtr(calls);
 }
 
 /* defer_failure(calls, pending): keeps `pending` (the sink's (exception,
@@ -318,7 +353,9 @@ static PyObject *drop_failure(PyObject *self, PyObject *calls)
 }
 
 static PyMethodDef methods[] = {
-    {"hold", hold, METH_O, "hold(list) -> ctx: the callback list, held for the library until on_release."},
+    {"hold", hold, METH_O, "hold(list) -> ctx: a fold's callback list, held for the library until its release."},
+    {"hold_observer", hold_observer, METH_O,
+     "hold_observer(list) -> ctx: an observer's callback list, held for the library until on_release."},
     {"defer_failure", defer_failure, METH_VARARGS,
      "defer_failure(calls, pending) -> bool: pending kept for the last call in flight on another thread."},
     {"drop_failure", drop_failure, METH_O, "drop_failure(calls) -> bool: the failure waiting dropped."},
@@ -344,10 +381,11 @@ static int init(PyObject *module)
     }
     sk_next_fn next_fn = on_next, error_fn = on_error;
     sk_completed_fn completed_fn = on_completed;
-    sk_release_fn release_fn = on_release;
+    sk_release_fn release_fn = on_release, fold_release_fn = on_fold_release;
     if (add_address(module, "NEXT", (uintptr_t)next_fn) < 0 || add_address(module, "ERROR", (uintptr_t)error_fn) < 0 ||
         add_address(module, "COMPLETED", (uintptr_t)completed_fn) < 0 ||
-        add_address(module, "RELEASE", (uintptr_t)release_fn) < 0)
+        add_address(module, "RELEASE", (uintptr_t)release_fn) < 0 ||
+        add_address(module, "FOLD_RELEASE", (uintptr_t)fold_release_fn) < 0)
         return -1;
     return 0;
 }
