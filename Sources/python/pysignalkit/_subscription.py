@@ -169,8 +169,9 @@ class _Sink:
         cell = self.cell
         if cell is not None:
             cell[0] = None
-            if already:
-                _speedups.drop_failure(cell[2])
+            dropped = _speedups.drop_failure(cell[2]) if already else None
+            if dropped is not None:  # (its exception stays the Disposable's `exception`, without frames)
+                _detach_traceback(*dropped)
 
     def on_release(self) -> None:
         """The library let go of the callbacks: drop the disposable kept."""

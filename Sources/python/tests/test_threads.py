@@ -452,6 +452,7 @@ def test_a_dispose_drops_a_failure_still_waiting_for_another_threads_call():
             holder.join(10)
         assert events == [("next", "held")]
         assert isinstance(subscription.exception, ValueError)
+        assert subscription.exception.__traceback__ is None, "the dropped failure keeps its frames"
         subscription.close()
 
 

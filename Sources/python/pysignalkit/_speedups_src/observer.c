@@ -337,7 +337,7 @@ static PyObject *defer_failure(PyObject *self, PyObject *args)
 }
 
 /* drop_failure(calls): drops the failure waiting, if any (a dispose that
- * comes while it waits); returns whether there was one. */
+ * comes while it waits), and returns it (or None). */
 static PyObject *drop_failure(PyObject *self, PyObject *calls)
 {
     (void)self;
@@ -347,9 +347,10 @@ static PyObject *drop_failure(PyObject *self, PyObject *calls)
     }
     calls_object *c = (calls_object *)calls;
     if (c->pending == NULL)
-        Py_RETURN_FALSE;
-    Py_CLEAR(c->pending);
-    Py_RETURN_TRUE;
+        Py_RETURN_NONE;
+    PyObject *pending = c->pending;
+    c->pending = NULL;
+    return pending; /* the reference the Calls held */
 }
 
 static PyMethodDef methods[] = {
@@ -358,7 +359,7 @@ static PyMethodDef methods[] = {
      "hold_observer(list) -> ctx: an observer's callback list, held for the library until on_release."},
     {"defer_failure", defer_failure, METH_VARARGS,
      "defer_failure(calls, pending) -> bool: pending kept for the last call in flight on another thread."},
-    {"drop_failure", drop_failure, METH_O, "drop_failure(calls) -> bool: the failure waiting dropped."},
+    {"drop_failure", drop_failure, METH_O, "drop_failure(calls) -> pending or None: the failure waiting, dropped."},
     {NULL, NULL, 0, NULL},
 };
 
