@@ -197,7 +197,9 @@ class _Sink:
         if self.disposable:
             C.disposable_dispose(self.disposable)
         cell = self.cell
-        if cell is not None and _speedups.defer_failure(cell[2], (exc, where)):
+        # A KeyboardInterrupt stays on its thread: it goes to the caller of
+        # the emission there (_Interrupts.defer), not to on_error.
+        if cell is not None and not isinstance(exc, KeyboardInterrupt) and _speedups.defer_failure(cell[2], (exc, where)):
             return
         self.deliver_failure((exc, where))
 
