@@ -220,10 +220,10 @@ static void on_next(void *ctx, const sk_value *value)
             }
             if (calls->in_flight == 0 && calls->pending != NULL) {
                 /* The last call in flight: the failure that waited for it. */
-                PyObject *pending = calls->pending;
+                PyObject *failure = calls->pending;
                 calls->pending = NULL;
-                call_sink(list, name_deliver_failure, pending);
-                Py_DECREF(pending);
+                call_sink(list, name_deliver_failure, failure);
+                Py_DECREF(failure);
             }
         }
     } else if (handler == NULL) {
