@@ -377,10 +377,10 @@ int main(int argc, char **argv) {
     sem_init(&released, 0, 0);
     sk_queue *queue = NULL;
     CHECK(sk_queue_create(&queue, "terminal"));
-    size_t taken[SK_TEST_OPERATOR_COUNT], taken_count = 0;
+    size_t table_ops[SK_TEST_OPERATOR_COUNT], table_op_count = 0;
     for (size_t i = 0; i < SK_TEST_OPERATOR_COUNT; i++) {
         if (table_operator_taken(&SK_TEST_OPERATORS[i])) {
-            taken[taken_count++] = i;
+            table_ops[table_op_count++] = i;
         }
     }
     pthread_barrier_init(&start_barrier, NULL, PUTTERS + 2);
@@ -396,7 +396,7 @@ int main(int argc, char **argv) {
         round_state *r = &current;
         r->source = (int)(next_random(&rng) % 2);
         r->between = (int)(next_random(&rng) % 6);
-        r->op = (int)taken[next_random(&rng) % taken_count];
+        r->op = (int)table_ops[next_random(&rng) % table_op_count];
         r->chain = (int)(next_random(&rng) % 4);
         r->held = (int)(next_random(&rng) % 2);
         r->error = r->between == 2 || r->between == 3 || (int)(next_random(&rng) % 2);
