@@ -94,6 +94,46 @@ def test_a_put_of_a_subclass_is_carried_by_reference():
     assert seen[0] is number
 
 
+
+@pytest.mark.usefixtures("clean")
+def test_numbers_reused_across_a_crossing_keep_their_kind_sign_and_bits():
+    """The extension hands back the last int and float that crossed when the
+    same one crosses back (values.c, recent_number): numbers that compare
+    equal but differ in kind or bits (1, 1.0, True; 0.0, -0.0; NaNs) must
+    still arrive as they were put, through a fan-out, a Python stage and a
+    library operator."""
+    import math
+
+    nan = float("nan")
+    values = [1, 1.0, True, 1, 0.0, -0.0, -0.0, 0.0, nan, -nan, 2 ** 62, 2 ** 62, 2 ** 62 + 1, -1, -1.0, 1e300]
+    seen = [[], [], []]
+    with sk.Pipe() as pipe:
+        signal = pipe.signal()
+        with signal.subscribe(seen[0].append), signal.map(lambda v: v).subscribe(seen[1].append), \
+                signal.take(len(values)).map(lambda v: v).subscribe(seen[2].append):
+            for value in values:
+                pipe.put(value)
+
+    def shape(value):
+        if isinstance(value, float):
+            return ("float", math.copysign(1.0, value), value if value == value else "nan")
+        return (type(value).__name__, value)
+
+    for arrived in seen:
+        assert [shape(v) for v in arrived] == [shape(v) for v in values]
+
+    # The items of a pair cross after the second was put: the first is not
+    # the number remembered from that put, though the two may be equal.
+    pairs = []
+    with sk.Pipe() as first, sk.Pipe() as second:
+        with sk.Signal.zip(first.signal(), second.signal()).subscribe(pairs.append):
+            for a, b in zip(values, values[1:] + values[:1]):
+                first.put(a)
+                second.put(b)
+    assert [[shape(a), shape(b)] for a, b in pairs] == [
+        [shape(a), shape(b)] for a, b in zip(values, values[1:] + values[:1])]
+
+
 def test_a_delivery_keeps_no_value_and_a_kept_argument_tuple_stays_as_it_was():
     """The extension reuses the argument tuple of handler(value) from one
     delivery to the next (observer.c, call_one): a handler that keeps its

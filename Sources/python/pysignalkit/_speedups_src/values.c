@@ -16,6 +16,54 @@
 /* The package's converter of the other kinds: converter(address). */
 static PyObject *converter;
 
+/* The last int and the last float to cross between Python and the library,
+ * each with its value's bits: a value that crosses back as it came (a put
+ * delivered, one put delivered to many subscribers, a stage's result to the
+ * next stage) is that object again, not a new one (an int or float object
+ * made and freed per delivery was about a tenth of a fan-out delivery's
+ * instructions: bench/put_cost.py, fanout). Exact ints and floats only
+ * (object_value's kinds), immutable, so sharing one object is invisible
+ * but to `is`, which Python does not promise for numbers. Under the GIL,
+ * as every conversion is. */
+typedef struct {
+    PyObject *object;
+    uint64_t bits;
+} recent_number;
+static recent_number recent_int, recent_float;
+
+static inline void remember(recent_number *recent, PyObject *object, uint64_t bits)
+{
+    PyObject *old = recent->object;
+    Py_INCREF(object);
+    recent->object = object;
+    recent->bits = bits;
+    Py_XDECREF(old);
+}
+
+static inline uint64_t double_bits(double real)
+{
+    uint64_t bits;
+    memcpy(&bits, &real, sizeof bits);
+    return bits;
+}
+
+/* The recent object when its bits are `bits` (a new reference), else NULL. */
+static inline PyObject *recent_object(const recent_number *recent, uint64_t bits)
+{
+    if (recent->object == NULL || recent->bits != bits)
+        return NULL;
+    Py_INCREF(recent->object);
+    return recent->object;
+}
+
+/* `made` (a new reference, or NULL with an exception), remembered. */
+static inline PyObject *remembered(recent_number *recent, PyObject *made, uint64_t bits)
+{
+    if (made != NULL)
+        remember(recent, made, bits);
+    return made;
+}
+
 static PyObject *array_object(const sk_value *value, int depth);
 
 /* The package's converter for what this module does not convert itself (a
@@ -37,10 +85,16 @@ PyObject *value_object(const sk_value *value)
         return Py_None;
     case SK_KIND_BOOL:
         return PyBool_FromLong(value->u.boolean);
-    case SK_KIND_INT64:
-        return PyLong_FromLongLong(value->u.int64);
-    case SK_KIND_DOUBLE:
-        return PyFloat_FromDouble(value->u.real);
+    case SK_KIND_INT64: {
+        uint64_t bits = (uint64_t)value->u.int64;
+        PyObject *object = recent_object(&recent_int, bits);
+        return object ? object : remembered(&recent_int, PyLong_FromLongLong(value->u.int64), bits);
+    }
+    case SK_KIND_DOUBLE: {
+        uint64_t bits = double_bits(value->u.real);
+        PyObject *object = recent_object(&recent_float, bits);
+        return object ? object : remembered(&recent_float, PyFloat_FromDouble(value->u.real), bits);
+    }
     case SK_KIND_STRING: {
         const char *text;
         size_t length;
@@ -103,11 +157,13 @@ int object_value(PyObject *object, sk_value *out)
             return -1;
         out->kind = SK_KIND_INT64;
         out->u.int64 = number;
+        remember(&recent_int, object, (uint64_t)number);
         return 1;
     }
     if (PyFloat_CheckExact(object)) {
         out->kind = SK_KIND_DOUBLE;
         out->u.real = PyFloat_AsDouble(object);
+        remember(&recent_float, object, double_bits(out->u.real));
         return 1;
     }
     if (object == Py_None) {
