@@ -178,13 +178,16 @@ static void on_next(void *ctx, const sk_value *value)
 {
     PyGILState_STATE state = PyGILState_UNLOCKED;
     int saved = 0, held = 0;
-    if (!enter_delivery(&held, &state, &saved))
+    /* Both thread-locals first, one lookup of their block (putting_here). */
+    int interrupted = pending;
+    int *here = putting_here();
+    if (!enter_delivery_at(here, &held, &state, &saved))
         return;
     calls_object *calls = (calls_object *)ctx;
     PyObject *list = calls->list;
     PyObject *handler = PyList_GetItem(list, HANDLER); /* borrowed */
     if (handler != NULL && handler != Py_None) {
-        if (pending) {
+        if (interrupted) {
             /* A KeyboardInterrupt waits for the caller of this emission: the
              * emission stops here (this subscriber does not get the value,
              * and stays subscribed), as a loop over listeners stops at an
@@ -202,10 +205,10 @@ static void on_next(void *ctx, const sk_value *value)
                 else if (item == NULL)
                     PyErr_Clear(); /* the value of a subscription that ended: dropped */
                 Py_XDECREF(item);
-                leave_delivery(held, state, saved);
+                leave_delivery_at(here, held, state, saved);
                 return;
             }
-            uintptr_t me = this_thread();
+            uintptr_t me = (uintptr_t)here; /* this_thread() */
             Py_INCREF(handler);
             calls_enter(calls, me);
             PyObject *result = item ? call_one(handler, item) : NULL;
@@ -229,7 +232,7 @@ static void on_next(void *ctx, const sk_value *value)
     } else if (handler == NULL) {
         PyErr_WriteUnraisable(list);
     }
-    leave_delivery(held, state, saved);
+    leave_delivery_at(here, held, state, saved);
 }
 
 static void on_error(void *ctx, const sk_value *value)

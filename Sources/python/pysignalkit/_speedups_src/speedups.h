@@ -75,30 +75,52 @@ extern SHARED_TLS int putting;
 int enter(int delivery, PyGILState_STATE *state, int *saved);
 void leave(PyGILState_STATE state, int saved);
 
-/* Enters Python for a delivery (next, reduce, an operator's value): 0 when
- * it must not. During a put of this module on this thread (`putting`) the
- * GIL is held and the exit hook cannot be past its wait, so neither the
- * count nor PyGILState is needed; `*held` says which way it entered, for
- * leave_delivery. Inline here, not in exit.c: every delivery runs it (see
- * module.c, "One module, several files"). */
-static inline int enter_delivery(int *held, PyGILState_STATE *state, int *saved)
+/* This thread's `putting`, its address looked up once: the compiler takes
+ * the address of a thread-local again after each call rather than keep it
+ * (a lookup of the module's block, about 11 instructions), so a function
+ * that reads it, calls out and writes it takes it here, where the empty
+ * asm hides where the address came from. */
+static inline int *putting_here(void)
 {
-    *held = putting;
+    int *here = &putting;
+    __asm__("" : "+r"(here));
+    return here;
+}
+
+/* Enters Python for a delivery (next, reduce, an operator's value): 0 when
+ * it must not. During a put of this module on this thread (`putting`, at
+ * `here`: putting_here()) the GIL is held and the exit hook cannot be past
+ * its wait, so neither the count nor PyGILState is needed; `*held` says
+ * which way it entered, for leave_delivery. Inline here, not in exit.c:
+ * every delivery runs it (see module.c, "One module, several files"). */
+static inline int enter_delivery_at(int *here, int *held, PyGILState_STATE *state, int *saved)
+{
+    *held = *here;
     if (*held) {
         if (atomic_load(&closing))
             return 0;
-        putting = 0; /* no_caller is read only by leave(), for its own enter() */
+        *here = 0; /* no_caller is read only by leave(), for its own enter() */
         return 1;
     }
     return enter(1, state, saved);
 }
 
-static inline void leave_delivery(int held, PyGILState_STATE state, int saved)
+static inline void leave_delivery_at(int *here, int held, PyGILState_STATE state, int saved)
 {
     if (held)
-        putting = 1;
+        *here = 1;
     else
         leave(state, saved);
+}
+
+static inline int enter_delivery(int *held, PyGILState_STATE *state, int *saved)
+{
+    return enter_delivery_at(&putting, held, state, saved);
+}
+
+static inline void leave_delivery(int held, PyGILState_STATE state, int saved)
+{
+    leave_delivery_at(&putting, held, state, saved);
 }
 
 /* exceptions.c ------------------------------------------------------------ */
