@@ -46,9 +46,20 @@ private func quoted(_ error: MarbleSyntaxError) -> String {
     let end = min(characters.count, error.position + 1 + after)
     let head = start > 0 ? "..." : ""
     let tail = end < characters.count ? "..." : ""
-    return "marble diagram: \(error.message) at position \(error.position):\n"
-        + "  \(head)\(String(characters[start ..< end]))\(tail)\n"
-        + "  " + String(repeating: " ", count: head.count + error.position - start) + "^"
+    let window = MarbleSyntaxError.shown(String(characters[start ..< end]))
+    let caret = String(repeating: " ", count: head.count + error.position - start) + "^"
+    return "marble diagram: \(error.message) at position \(error.position):\n  \(head)\(window)\(tail)\n  \(caret)"
+}
+
+/// A value table's symbol (a C `char`) as a message names it: the
+/// character between backquotes when it is printable ASCII, else its byte
+/// (`byte 0x0A`).
+private func symbolNamed(_ byte: UInt8) -> String {
+    if byte >= 0x20 && byte < 0x7F {
+        return "`\(Character(Unicode.Scalar(byte)))`"
+    }
+    let hex = String(byte, radix: 16, uppercase: true)
+    return "byte 0x" + (hex.count < 2 ? "0" : "") + hex
 }
 
 /// Borrows a queue argument that must be a virtual-time queue.
@@ -182,7 +193,7 @@ private struct MarbleTable {
             let byte = UInt8(bitPattern: entry.pointee.symbol)
             let symbol = Character(Unicode.Scalar(byte))
             guard byte < 0x80, symbol.isLetter || symbol.isNumber else {
-                return (nil, fail(SK_ERR_INVALID_ARGUMENT, "values[\(index)].symbol: \(byte) is not an ASCII letter or digit", function: function))
+                return (nil, fail(SK_ERR_INVALID_ARGUMENT, "values[\(index)].symbol: \(symbolNamed(byte)) is not an ASCII letter or digit", function: function))
             }
             if let first = entries.firstIndex(where: { $0.0 == symbol }) {
                 return (nil, fail(SK_ERR_INVALID_ARGUMENT, "values[\(index)].symbol: `\(symbol)` is also values[\(first)].symbol", function: function))
@@ -250,7 +261,7 @@ private func testSignal(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ outSubsc
     // the position, as the parser refuses other characters.
     for (position, character) in text.enumerated() {
         if !character.isASCII {
-            return fail(SK_ERR_INVALID_ARGUMENT, quoted(MarbleSyntaxError(diagram: text, position: position, message: "`\(character)` is not an ASCII character (values are ASCII letters and digits)")), function: function)
+            return fail(SK_ERR_INVALID_ARGUMENT, quoted(MarbleSyntaxError(diagram: text, position: position, message: "\(MarbleSyntaxError.naming(character)) is not an ASCII character (values are ASCII letters and digits)")), function: function)
         }
         if character == "^" && !hot {
             return fail(SK_ERR_INVALID_ARGUMENT, quoted(MarbleSyntaxError(diagram: text, position: position, message: "the subscription point `^` in a cold diagram (it is for hot signals)")), function: function)

@@ -172,7 +172,7 @@ struct MarbleParser<Value, Failure> {
             self.append(character == "|" ? .completed : .error(self.error))
         default:
             guard character.isLetter || character.isNumber else {
-                throw self.failure(at: position, "unexpected character `\(character)`")
+                throw self.failure(at: position, "unexpected character \(MarbleSyntaxError.naming(character))")
             }
             if let terminal = self.terminal {
                 throw self.failure(at: position, "the value `\(character)` after the terminal event `\(terminal.character)` at \(terminal.position)")

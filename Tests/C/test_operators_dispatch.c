@@ -322,6 +322,46 @@ Test(operators_dispatch, deliver_on_bounded_policies_on_a_host_queue, .timeout =
     check_host_drained(SK_OVERFLOW_BLOCK, newest, 3, "nnner", newest_dropped, 7, "block");
 }
 
+/* Values pending in a deliver_on_bounded onto a host-drained or
+ * virtual-time queue when that queue closes (its last handle released):
+ * reported to on_drop while the subscription lives; released without a
+ * report once it is disposed, as the header says of values pending at a
+ * dispose (they were reported when the queue closed after the dispose). */
+static void check_queue_closed(sk_queue *queue, bool disposed_first, const char *what) {
+    drop_log drops = {0};
+    pipeline p;
+    pipeline_init(&p);
+    SK_OK_OR_FAIL(sk_signal_deliver_on_bounded(&p.op, p.upstream, queue, 3, SK_OVERFLOW_DROP_NEWEST, drop_log_on_drop, &drops, drop_log_release));
+    pipeline_start(&p);
+    for (int64_t i = 0; i < 3; i++) {
+        subscriber_put_int(pipeline_subscriber(&p), i);
+    }
+    if (disposed_first) {
+        pipeline_stop(&p);
+    }
+    sk_queue_release(queue);
+    recorder_expect(&p.r, "", NULL, 0);
+    if (disposed_first) {
+        expect_drops(&drops, NULL, 0, what);
+    } else {
+        const int64_t pending[] = { 0, 1, 2 };
+        expect_drops(&drops, pending, 3, what);
+    }
+    pipeline_finish(&p);
+    cr_expect_eq(drops.released, 1, "%s: the drop callback's release ran %d times", what, drops.released);
+    expect_no_live_objects(0);
+}
+
+Test(operators_dispatch, deliver_on_bounded_reports_values_a_closing_queue_drops_only_while_subscribed, .timeout = SK_TEST_TIMEOUT) {
+    sk_queue *queue = NULL;
+    check_queue_closed(host_queue("test.bounded.close"), false, "host-drained, subscribed");
+    check_queue_closed(host_queue("test.bounded.close"), true, "host-drained, disposed");
+    SK_OK_OR_FAIL(sk_queue_create_virtual(&queue, "test.bounded.close"));
+    check_queue_closed(queue, false, "virtual-time, subscribed");
+    SK_OK_OR_FAIL(sk_queue_create_virtual(&queue, "test.bounded.close"));
+    check_queue_closed(queue, true, "virtual-time, disposed");
+}
+
 Test(operators_dispatch, bounded_buffers_refuse_bad_arguments, .timeout = SK_TEST_TIMEOUT) {
     sk_queue *host = host_queue(NULL);
     sk_pipe *pipe = NULL;

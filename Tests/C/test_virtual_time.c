@@ -163,6 +163,9 @@ Test(virtual_time, bad_arguments_are_errors, .timeout = SK_TEST_TIMEOUT) {
     SK_OK_OR_FAIL(sk_queue_virtual_advance_to(queue, 2.0, NULL));
     cr_assert_eq(sk_queue_virtual_advance_to(queue, 1.0, NULL), SK_ERR_INVALID_ARGUMENT);
     cr_assert(strstr(sk_last_error_message(), "sk_queue_virtual_advance_to") != NULL, "%s", sk_last_error_message());
+    /* In the C API's words, not the Swift method's ("advance(to: 1.0)"). */
+    cr_assert_str_eq(sk_last_error_message(),
+                     "sk_queue_virtual_advance_to: the time 1.0 s is before the queue's clock (2.0 s): a virtual clock only moves forward");
     cr_assert_eq(sk_queue_virtual_advance_by(real, 1.0, NULL), SK_ERR_WRONG_KIND);
     cr_assert_eq(sk_queue_virtual_run(real, 0, NULL), SK_ERR_WRONG_KIND);
     cr_assert_eq(sk_queue_virtual_now(real, &now), SK_ERR_WRONG_KIND);
@@ -1099,6 +1102,32 @@ Test(virtual_time, non_ascii_characters_and_a_cold_caret_are_refused_with_the_po
     /* `^` in a hot diagram is its subscription point, as before. */
     SK_OK_OR_FAIL(sk_test_signal_hot(&signal, NULL, queue, FRAME, "a^b|", NULL, 0, NULL));
     sk_signal_release(signal);
+    expect_no_live_objects(1, queue);
+}
+
+/* A control character of a diagram (a line feed, a tab) was quoted as it
+ * is: the message's diagram ran over two lines and its caret stood under
+ * nothing. It is named by its code point and shown as its picture (one
+ * character, as positions count), so the message keeps its three lines.
+ * A value table's symbol that is not a letter or digit is named as a
+ * character (it was its number: "45"), or as its byte. */
+Test(virtual_time, control_characters_and_bad_symbols_are_named_in_words, .timeout = SK_TEST_TIMEOUT) {
+    sk_queue *queue = virtual_queue();
+    sk_signal *signal = NULL;
+    cr_assert_eq(sk_test_signal_cold(&signal, NULL, queue, FRAME, "-a\n-!|\t", NULL, 0, NULL), SK_ERR_INVALID_ARGUMENT);
+    cr_assert_str_eq(sk_last_error_message(),
+                     "sk_test_signal_cold: marble diagram: unexpected character U+000A at position 2:\n"
+                     "  -a\xe2\x90\x8a-!|\xe2\x90\x89\n"
+                     "    ^");
+    sk_marble_value table[1];
+    table[0].symbol = '-';
+    sk_value_set_int64(&table[0].value, 1);
+    cr_assert_eq(sk_test_signal_cold(&signal, NULL, queue, FRAME, "-|", table, 1, NULL), SK_ERR_INVALID_ARGUMENT);
+    cr_assert_str_eq(sk_last_error_message(), "sk_test_signal_cold: values[0].symbol: `-` is not an ASCII letter or digit");
+    table[0].symbol = '\n';
+    cr_assert_eq(sk_test_signal_cold(&signal, NULL, queue, FRAME, "-|", table, 1, NULL), SK_ERR_INVALID_ARGUMENT);
+    cr_assert_str_eq(sk_last_error_message(), "sk_test_signal_cold: values[0].symbol: byte 0x0A is not an ASCII letter or digit");
+    cr_assert_null(signal);
     expect_no_live_objects(1, queue);
 }
 

@@ -35,7 +35,8 @@ final class MarbleSyntaxErrorTests: XCTestCase {
 
     func testUnexpectedCharacter() {
         assertError("a-b!", at: 3, "unexpected character `!`")
-        assertError("a\tb", at: 1, "unexpected character `\t`", values: ["a": 1, "b": 2])
+        assertError("a\tb", at: 1, "unexpected character U+0009", values: ["a": 1, "b": 2])
+        assertError("-a\r\n", at: 2, "unexpected character U+000D U+000A")
         assertError("(a?)", at: 2, "unexpected character `?`")
         assertError("-a-\u{2014}", at: 3, "unexpected character `\u{2014}`")
     }
@@ -107,5 +108,22 @@ final class MarbleSyntaxErrorTests: XCTestCase {
               -a-!
                  ^
             """)
+    }
+
+    /// A control character would break the message's lines (the diagram on
+    /// two lines, the caret under nothing): shown as its picture, one
+    /// character, the caret still under the offending one.
+    func testDescriptionShowsControlCharactersOnTheDiagramsLine() {
+        guard let error = error("-a\n-!|\t", values: ["a": 1]) else {
+            XCTFail("parsed")
+            return
+        }
+        XCTAssertEqual(error.message, "unexpected character U+000A")
+        XCTAssertEqual(error.description, """
+            marble diagram: unexpected character U+000A at position 2:
+              -a\u{240A}-!|\u{2409}
+                ^
+            """)
+        XCTAssertEqual(error.description.split(separator: "\n").count, 3)
     }
 }

@@ -186,6 +186,8 @@ final class VirtualTimeQueueTests: XCTestCase {
         XCTAssertThrowsError(try queue.advance(by: .infinity)) { XCTAssertEqual($0 as? VirtualTimeError, .invalidTime(.infinity)) }
         XCTAssertNoThrow(try queue.advance(to: 2))
         XCTAssertThrowsError(try queue.advance(to: 1)) { XCTAssertEqual($0 as? VirtualTimeError, .timeInPast(now: 2, requested: 1)) }
+        XCTAssertEqual(VirtualTimeError.timeInPast(now: 2, requested: 1).description,
+                       "the time 1.0 s is before the queue's clock (2.0 s): a virtual clock only moves forward")
         let real = Queue()
         XCTAssertThrowsError(try real.advance(by: 1)) { XCTAssertEqual($0 as? VirtualTimeError, .notVirtualTime) }
         XCTAssertThrowsError(try real.run()) { XCTAssertEqual($0 as? VirtualTimeError, .notVirtualTime) }

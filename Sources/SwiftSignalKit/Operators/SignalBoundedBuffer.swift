@@ -386,11 +386,22 @@ final class _SignalBoundedBuffer<T, E>: _QueueWork, @unchecked Sendable {
 
     /// A host-drained or virtual-time queue dropped a drain (it closed): the
     /// values pending are dropped (reported), and the next value schedules a
-    /// drain again, which the closed queue drops at once.
+    /// drain again, which the closed queue drops at once. Once the
+    /// subscription is disposed, they are released without being reported,
+    /// as `drain` releases them (the consumer asked for no more).
     @usableFromInline
     override func queueDroppedWork() {
         self.mutex.lock()
         let rest = self.ring.removeAll()
+        if self.subscriber.isTerminated {
+            self.terminal = nil
+            self.inputClosed = true
+            self.deliveringThread = nil
+            self.wakeWaiters()
+            self.mutex.unlock()
+            withExtendedLifetime(rest) {}
+            return
+        }
         let terminal = self.terminal
         self.terminal = nil
         if terminal != nil {

@@ -32,7 +32,7 @@ public enum VirtualTimeError: Error, Equatable, CustomStringConvertible {
         case .alreadyAdvancing:
             return "another thread is advancing this virtual-time queue"
         case let .timeInPast(now, requested):
-            return "advance(to: \(requested)) is before the queue's clock (\(now))"
+            return "the time \(requested) s is before the queue's clock (\(now) s): a virtual clock only moves forward"
         case let .invalidTime(value):
             // One case for both, not a new one: a new case would break the
             // exhaustive switches of users. What is finite and not negative
