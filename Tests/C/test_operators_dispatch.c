@@ -676,6 +676,61 @@ Test(operators_dispatch, a_put_without_waiting_leaves_its_value_beyond_the_capac
     counter_destroy(&s.entered);
 }
 
+/* A dispose lets a producer waiting for room go at once, with the queue
+ * still stalled (it waited for the queue's next drain, or for ever on a
+ * queue that never runs it again), and releases the values pending then,
+ * without a report and without delivering them. The producer here is a
+ * put made without waiting (its room signal completes when the wait would
+ * end: the same wake-up as a blocked thread's). */
+Test(operators_dispatch, a_dispose_lets_a_producer_waiting_for_room_go_with_the_queue_stalled, .timeout = SK_TEST_TIMEOUT) {
+    stall s;
+    gate_init(&s.open);
+    counter_init(&s.entered);
+    sk_queue *queue = NULL;
+    SK_OK_OR_FAIL(sk_queue_create(&queue, "dispose.room"));
+    SK_OK_OR_FAIL(sk_queue_async(queue, stall_run, &s, NULL));
+    cr_assert(counter_wait(&s.entered, 1, SK_WAIT_SECONDS), "the queue is stalled");
+    sk_pipe *pipe = NULL;
+    sk_signal *source = NULL, *buffered = NULL, *room = NULL;
+    SK_OK_OR_FAIL(sk_pipe_create(&pipe, false));
+    SK_OK_OR_FAIL(sk_pipe_signal(&source, pipe));
+    drop_log drops = {0};
+    SK_OK_OR_FAIL(sk_signal_deliver_on_bounded(&buffered, source, queue, 2, SK_OVERFLOW_BLOCK, drop_log_on_drop, &drops, drop_log_release));
+    recorder values;
+    recorder_init(&values);
+    sk_disposable *subscription = recorder_start(&values, buffered);
+    for (int64_t i = 0; i < 3; i++) {
+        SK_OK_OR_FAIL(sk_nowait_begin());
+        pipe_put_int(pipe, i);
+        SK_OK_OR_FAIL(sk_nowait_end(&room));
+    }
+    cr_assert_not_null(room, "the third value found the buffer full: a room signal");
+    recorder waited;
+    recorder_init(&waited);
+    sk_disposable *wait = recorder_start(&waited, room);
+    cr_expect(!rec_terminated(&waited, NULL), "no room while the consumer is stalled");
+    sk_disposable_dispose(subscription);
+    cr_assert(recorder_wait_terminated(&waited), "the dispose let the waiting producer go, the queue still stalled");
+    cr_assert(recorder_wait_release(&waited), "its observer was released");
+    recorder_expect(&waited, "cr", NULL, 0);
+    /* Puts after the dispose neither wait nor reach on_drop. */
+    pipe_put_int(pipe, 3);
+    expect_drops(&drops, NULL, 0, "disposed");
+    gate_open(&s.open);
+    flush_queue(queue);
+    recorder_expect(&values, "r", NULL, 0); /* nothing delivered; the observer released */
+    recorder_finish(&waited, wait);
+    recorder_finish(&values, subscription);
+    sk_signal_release(room);
+    sk_signal_release(buffered);
+    sk_signal_release(source);
+    sk_pipe_release(pipe);
+    cr_expect_eq(drops.released, 1, "the drop callback's release ran %d times", drops.released);
+    expect_no_live_objects(1, queue);
+    gate_destroy(&s.open);
+    counter_destroy(&s.entered);
+}
+
 Test(operators_dispatch, nowait_end_without_a_scope_or_with_null_says_so, .timeout = SK_TEST_TIMEOUT) {
     sk_signal *room = (sk_signal *)&room;
     cr_expect_eq(sk_nowait_end(&room), SK_ERR_UNSUPPORTED);

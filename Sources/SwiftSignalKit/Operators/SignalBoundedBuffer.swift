@@ -26,8 +26,13 @@ import _SwiftSignalKitShims
 /// the values after it, the values pending when a host-drained or
 /// virtual-time queue closes) goes to `onDrop` with this subscription's
 /// running count of drops, on the thread that dropped it, outside the lock.
-/// Values pending when the subscription is disposed are released without
-/// being reported (the consumer asked for no more).
+/// Values pending when the subscription is disposed are released then,
+/// without being reported (the consumer asked for no more), and so is any
+/// value a put still racing with the dispose brings; a producer waiting for
+/// room (`block`) is let go. The dispose reaches the buffer at once through
+/// its `disposer` (the subscription's disposable, which holds it unretained:
+/// see `_UnretainedDisposable`); before, the values waited for the next
+/// drain, and a waiting producer with them.
 ///
 /// Thread-safety: `put` and `terminate` may be called from any thread; the
 /// mutex guards the ring and the flags, never a delivery, a drop callback
@@ -58,6 +63,14 @@ final class _SignalBoundedBuffer<T, E>: _QueueWork, @unchecked Sendable {
     @exclusivity(unchecked) @usableFromInline var deliveringThread: pthread_t?
     @exclusivity(unchecked) @usableFromInline var dropped = 0
     @exclusivity(unchecked) @usableFromInline var waiters = 0
+    /// The subscription was disposed (`dispose`): what comes is released
+    /// without a report. Guarded by `mutex`.
+    @exclusivity(unchecked) @usableFromInline var disposed = false
+    /// The upstream's subscription, set once when it has started, before
+    /// the disposer is handed out as the subscription's disposable.
+    @exclusivity(unchecked) @usableFromInline var upstream: (any Disposable)?
+    /// The subscription's disposable, told when the buffer goes.
+    @exclusivity(unchecked) @usableFromInline var disposer: _UnretainedDisposable<_SignalBoundedBuffer<T, E>>?
     /// Signalled when room is made or the input closes (`block` only).
     @usableFromInline let room: UnsafeMutablePointer<UInt32>?
     /// The room signals' waits (`block` only; counted in `waiters`).
@@ -90,6 +103,7 @@ final class _SignalBoundedBuffer<T, E>: _QueueWork, @unchecked Sendable {
     }
 
     deinit {
+        self.disposer?.targetEnded()
         self.ring.destroy()
         if let room = self.room {
             room.deallocate()
@@ -166,6 +180,11 @@ final class _SignalBoundedBuffer<T, E>: _QueueWork, @unchecked Sendable {
     func putContended(_ value: T) {
         while true {
             if self.inputClosed {
+                if self.disposed {
+                    // Released, not reported: the consumer asked for no more.
+                    self.mutex.unlock()
+                    return
+                }
                 self.dropped += 1
                 let count = self.dropped
                 self.mutex.unlock()
@@ -426,13 +445,36 @@ final class _SignalBoundedBuffer<T, E>: _QueueWork, @unchecked Sendable {
 func _boundedBuffer<T, E>(_ signal: Signal<T, E>, queue: Queue?, capacity: Int, overflow: SignalOverflow<E>, onDrop: ((T, Int) -> Void)?, operatorName: String) -> Signal<T, E> {
     return Signal<T, E> { subscriber in
         let state = _SignalBoundedBuffer(queue: queue, subscriber: subscriber, capacity: capacity, overflow: overflow, onDrop: onDrop, operatorName: operatorName)
-        return signal.start(downstream: subscriber, next: { value in
+        state.upstream = signal.start(downstream: subscriber, next: { value in
             state.put(value)
         }, error: { error in
             state.terminate(.error(error))
         }, completed: {
             state.terminate(.completed)
         })
+        let disposer = _UnretainedDisposable(state)
+        state.disposer = disposer
+        return disposer
+    }
+}
+
+extension _SignalBoundedBuffer: Disposable {
+    /// The subscription's dispose: the upstream's first (no value starts
+    /// after it), then the values pending are released without a report,
+    /// the input closes (a put still racing is released the same way) and
+    /// the producers waiting for room are let go. A drain scheduled or
+    /// running finds the subscription ended and delivers nothing more.
+    @usableFromInline
+    func dispose() {
+        self.upstream?.dispose()
+        self.mutex.lock()
+        self.disposed = true
+        self.inputClosed = true
+        let rest = self.ring.removeAll()
+        self.terminal = nil
+        self.wakeWaiters()
+        self.mutex.unlock()
+        withExtendedLifetime(rest) {}
     }
 }
 
