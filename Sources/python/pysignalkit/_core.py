@@ -338,7 +338,13 @@ def set_name(handle: _Named, name: Optional[str]) -> None:
     (sk_handle_set_name); None removes the name. Kept only while handle
     checking is on (see live_objects); otherwise the handle is checked and
     the name dropped. SignalKitError for a handle of the ffi library
-    (Signature, Trampoline); ValueError for a closed handle."""
+    (Signature, Trampoline); ValueError for a closed handle; TypeError for
+    anything else as the handle, or a name that is not a str."""
+    if not callable(getattr(handle, "_enter", None)):
+        raise TypeError(f"signalkit: set_name: the handle must be a Signal, Pipe, Disposable, Queue, Promise, "
+                        f"ValuePromise or Subscriber, not {type(handle).__name__}")
+    if name is not None and not isinstance(name, str):
+        raise TypeError(f"signalkit: set_name: the name must be a str or None, not {type(name).__name__}")
     pointer = handle._enter()
     try:
         _check(C.handle_set_name(pointer, None if name is None else name.encode("utf-8")))

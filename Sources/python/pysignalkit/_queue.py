@@ -140,7 +140,9 @@ class Queue(_Handle):
 
         Only the innermost queue counts: inside a sync onto another queue
         made from this queue's work, the other queue is current, not this
-        one.
+        one. A concurrent queue (Queue.concurrent(), with max_workers or
+        not) is never current, inside its own work too
+        (sk_queue_is_current).
         """
         return bool(self._call(C.queue_is_current))
 

@@ -210,7 +210,9 @@ class _Sink:
         try:
             if isinstance(exc, KeyboardInterrupt) and _interrupts.defer(exc):
                 return
-            if self.on_error is not None and where != "error":
+            # A raise in on_error or on_completed comes after the terminal
+            # event: it goes to the hook, never to on_error (a second one).
+            if self.on_error is not None and where not in ("error", "completed"):
                 try:
                     self.on_error(exc)
                     return

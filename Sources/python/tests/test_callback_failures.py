@@ -276,6 +276,28 @@ def test_an_operator_s_exception_keeps_nothing_alive_once_delivered(name, build)
 # --- where ---------------------------------------------------------------------
 
 
+@pytest.mark.parametrize("source", ["cold", "pipe"])
+def test_an_exception_in_on_completed_goes_to_the_hook_not_to_on_error(hook, source):
+    """The completion is the subscription's terminal event: a raise in
+    on_completed comes after it and goes to the hook as "completed"; an
+    on_error there would be a second terminal event (it was called)."""
+    events = []
+
+    def on_completed():
+        events.append("completed")
+        raise Boom("in on_completed")
+
+    if source == "cold":
+        sk.Signal.from_iterable([1]).subscribe(events.append, lambda exc: events.append(("error", exc)), on_completed)
+    else:
+        with sk.Pipe() as pipe, pipe.signal() as signal:
+            with signal.subscribe(events.append, lambda exc: events.append(("error", exc)), on_completed):
+                pipe.put(1)
+                pipe.complete()
+    assert events == [1, "completed"]
+    assert [(type(exc), str(exc), where) for exc, where in hook] == [(Boom, "in on_completed", "completed")]
+
+
 def test_an_exception_in_on_drop_is_reported_as_on_drop(hook):
     def on_drop(value, dropped):
         raise Boom(value)

@@ -74,6 +74,10 @@ def test_detail_needs_handle_checking(clean):
 def test_set_name_checks_its_handle(clean):
     pipe = sk.Pipe()
     sk.set_name(pipe, "keys")  # checked, kept nowhere with checking off
+    with pytest.raises(TypeError, match="the handle must be a Signal.*not int"):
+        sk.set_name(5, "x")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="the name must be a str or None, not int"):
+        sk.set_name(pipe, 5)  # type: ignore[arg-type]
     pipe.close()
     with pytest.raises(ValueError):
         sk.set_name(pipe, "closed")
