@@ -360,15 +360,8 @@ final class _SignalBoundedBuffer<T, E>: _QueueWork, @unchecked Sendable {
         while true {
             self.mutex.lock()
             if self.subscriber.isTerminated {
-                // Disposed: nothing more is delivered; what waits is
-                // released (not reported: the consumer asked for no more).
-                let rest = self.ring.removeAll()
-                self.terminal = nil
-                self.inputClosed = true
-                self.deliveringThread = nil
-                self.wakeWaiters()
-                self.mutex.unlock()
-                withExtendedLifetime(rest) {}
+                // Disposed: nothing more is delivered.
+                self.endDisposedLocked()
                 return
             }
             if self.ring.count > 0 {
@@ -411,16 +404,11 @@ final class _SignalBoundedBuffer<T, E>: _QueueWork, @unchecked Sendable {
     @usableFromInline
     override func queueDroppedWork() {
         self.mutex.lock()
-        let rest = self.ring.removeAll()
         if self.subscriber.isTerminated {
-            self.terminal = nil
-            self.inputClosed = true
-            self.deliveringThread = nil
-            self.wakeWaiters()
-            self.mutex.unlock()
-            withExtendedLifetime(rest) {}
+            self.endDisposedLocked()
             return
         }
+        let rest = self.ring.removeAll()
         let terminal = self.terminal
         self.terminal = nil
         if terminal != nil {
@@ -468,10 +456,20 @@ extension _SignalBoundedBuffer: Disposable {
     func dispose() {
         self.upstream?.dispose()
         self.mutex.lock()
+        self.endDisposedLocked()
+    }
+
+    /// The subscription is disposed (under the lock; unlocks): the values
+    /// waiting are released, outside the lock, without a report (the
+    /// consumer asked for no more), as is what a later put brings; the
+    /// producers waiting for room are let go.
+    @usableFromInline
+    func endDisposedLocked() {
+        let rest = self.ring.removeAll()
         self.disposed = true
         self.inputClosed = true
-        let rest = self.ring.removeAll()
         self.terminal = nil
+        self.deliveringThread = nil
         self.wakeWaiters()
         self.mutex.unlock()
         withExtendedLifetime(rest) {}
