@@ -23,7 +23,8 @@ operators (debounce, throttle, delay, timeout, retry, retry_count,
 buffer_with_time, sample with a period, interval, timer) given no queue
 run on a default queue: called on a thread running an asyncio loop, that
 loop's asyncio_queue(), so their events arrive on the loop's thread (where
-asyncio may be called); elsewhere the library's concurrent queue, whose
+asyncio may be called; started once that loop has closed, such a signal
+fails with RuntimeError); elsewhere the library's concurrent queue, whose
 threads run no loop. `await signal`
 gives its first value (so `await s.first()`, `await s.last()`), `async for
 value in signal` its values, both delivered on the loop's thread. `await

@@ -42,6 +42,15 @@ class Queue(_Handle):
     reference to a library object): copy.copy and copy.deepcopy return it
     itself; pickling raises TypeError."""
     _release = staticmethod(C.queue_release)
+    # An asyncio loop's queue (asyncio_queue, _asyncio._LoopQueue): a signal
+    # made on it fails its starts once the loop closed (_signal_core).
+    _loop_bound = False
+
+    def _closed_loop(self) -> bool:
+        """Whether this is an asyncio loop's queue (asyncio_queue) whose loop
+        has closed: nothing drains it any more. False for every other
+        queue."""
+        return False
 
     @classmethod
     def host(cls, name: str = "python") -> "Queue":
@@ -145,6 +154,12 @@ class Queue(_Handle):
         (sk_queue_is_current).
         """
         return bool(self._call(C.queue_is_current))
+
+
+def _loop_closed_error() -> RuntimeError:
+    """The error of a start on the queue of an asyncio loop that closed."""
+    return RuntimeError("signalkit: this signal delivers on the asyncio loop it was made in, which has closed: "
+                        "make it in the loop that runs it, or pass queue=")
 
 
 def _queue_arg(queue: object, where: str) -> Queue:

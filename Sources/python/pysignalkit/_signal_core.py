@@ -22,6 +22,7 @@ from . import _core
 from ._core import (C, Value, _after_call, _check, _Failures, _FfiObserver, _interrupts, _put_object, _Recorder,
                     _register_subscription, _release_ctx, _retain_callbacks)
 from ._callbacks import _Callback, _CatchFn
+from ._queue import Queue, _loop_closed_error
 from ._handle import (Disposable, _call_with, _callable_arg, _draining, _Failing, _Handle, _InFlight,
                       _seconds_arg, _thread_trampoline)
 from ._native import Signature, _fn_address, _Gate, _native, _NativeSet, _signature
@@ -48,7 +49,24 @@ def _new_signal(function: Any, *args: Any) -> "Signal[Any]":
     out = c_void_p()
     _check(_call_with(function, byref(out), *args))
     signal: Signal[Any] = _core._signal_type(out.value)
+    for arg in args:
+        if isinstance(arg, Queue) and arg._loop_bound:
+            return _on_open_loop(signal, arg)
     return signal
+
+
+def _on_open_loop(signal: "Signal[Any]", queue: Queue) -> "Signal[Any]":
+    """`signal`, which delivers on an asyncio loop's queue (a time operator
+    made inside the loop without queue=, deliver_on(asyncio_queue())): each
+    start after that loop closed fails with RuntimeError, since nothing
+    would ever drain the queue (the signal went silent for ever)."""
+
+    def start() -> "Signal[Any]":
+        if queue._closed_loop():
+            return _signal_class().fail(_loop_closed_error())
+        return signal
+
+    return _signal_class().deferred(start)
 
 
 # Arguments: a wrong type is a TypeError at the call (never an

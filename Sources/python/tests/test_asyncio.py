@@ -103,6 +103,36 @@ def test_the_loop_queue_is_one_per_loop_and_drained_by_the_loop():
     assert run(main())
 
 
+def test_a_signal_made_on_a_loop_fails_its_starts_once_that_loop_closed():
+    """A time operator made inside a loop without queue= (and a deliver_on
+    of asyncio_queue()) delivers on that loop's queue; started after the
+    loop closed, it went silent for ever (nothing drains that queue, and an
+    interval kept scheduling work there). Each such start fails now, saying
+    why, and a start inside a loop that runs still works."""
+    async def make():
+        pipe = sk.Pipe()
+        return pipe, [sk.Signal.timer(0.001), sk.Signal.interval(0.001), pipe.signal().debounce(0.001),
+                      pipe.signal().deliver_on(sk.asyncio_queue())]
+
+    pipe, signals = run(make())
+    for signal in signals:
+        errors = []
+        with signal.subscribe(lambda value: None, errors.append):
+            pass
+        assert len(errors) == 1 and isinstance(errors[0], RuntimeError), signal
+        assert "the asyncio loop it was made in, which has closed" in str(errors[0])
+        with pytest.raises(RuntimeError, match="which has closed"):
+            signal.to_list(timeout=5)
+
+    async def made_and_run_in_one_loop():
+        return await sk.Signal.timer(0.001)
+
+    assert run(made_and_run_in_one_loop()) == 0
+    for signal in signals:
+        signal.close()
+    pipe.close()
+
+
 def test_async_for_over_a_pipe_ends_at_its_completion_and_raises_its_error():
     async def read(pipe, end):
         got = []
