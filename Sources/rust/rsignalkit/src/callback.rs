@@ -17,7 +17,7 @@ use std::cell::{Cell, UnsafeCell};
 use std::os::raw::c_void;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Condvar, Mutex, Once, PoisonError, RwLock};
+use std::sync::{Arc, Condvar, Mutex, Once, PoisonError, RwLock};
 use std::time::Duration;
 
 thread_local! {
@@ -295,12 +295,28 @@ pub(crate) unsafe fn ctx_ref<'a, C>(ctx: *mut c_void) -> &'a C {
 
 /// A failure hook: called with where the failure happened and its message.
 pub type FailureHook = Box<dyn Fn(&str, &str) + Send + Sync>;
-static HOOK: RwLock<Option<FailureHook>> = RwLock::new(None);
+
+/// The hook as it is kept: shared, so that a report takes a copy of it
+/// under the lock and calls it after letting the lock go (user code is
+/// never called while a library lock is held: the hook may replace
+/// itself, or report a failure of its own, while another thread replaces
+/// it).
+type SharedHook = Arc<dyn Fn(&str, &str) + Send + Sync>;
+static HOOK: RwLock<Option<SharedHook>> = RwLock::new(None);
 
 /// Sets the function that receives the failures no error event can carry,
 /// with where the failure happened and its message, on the thread of the
 /// failure. None restores the default, which prints
 /// `signalkit: WHERE: MESSAGE` to standard error.
+///
+/// The hook runs with no lock of the library held: it may call
+/// `set_failure_hook` itself (the new hook receives the next failure), and
+/// a failure it causes reaches the hook in place then. A call that has
+/// begun finishes with the hook it began with, even when another thread
+/// replaces it meanwhile; the hook replaced is dropped after its last call.
+/// A panic of the hook itself is caught, and the failure it was given is
+/// printed to standard error with it:
+/// `signalkit: WHERE: MESSAGE (the failure hook panicked: PANIC)`.
 ///
 /// A panic in an operator's closure (`map`, `filter`, `scan`, ...) never
 /// comes here: it ends the stream with the error `"panicked: MESSAGE"`.
@@ -334,16 +350,36 @@ static HOOK: RwLock<Option<FailureHook>> = RwLock::new(None);
 /// assert_eq!(*reports.lock().unwrap(), vec!["before_next: panicked: tap"]);
 /// ```
 pub fn set_failure_hook(hook: Option<FailureHook>) {
-    *HOOK.write().unwrap_or_else(PoisonError::into_inner) = hook;
+    let hook: Option<SharedHook> = hook.map(Arc::from);
+    let replaced = std::mem::replace(&mut *HOOK.write().unwrap_or_else(PoisonError::into_inner), hook);
+    // The hook replaced (its captures' drops are user code) goes once the
+    // lock is let go: here, or after the last report still calling it.
+    drop(replaced);
 }
 
-/// Gives a failure to the hook (never unwinds).
+/// Gives a failure to the hook (never unwinds). The hook is called with
+/// no lock held: the report takes a copy of it under the lock.
 pub(crate) fn report_failure(place: &str, message: &str) {
-    let _ = catching(|| {
-        let hook = HOOK.read().unwrap_or_else(PoisonError::into_inner);
-        match &*hook {
-            Some(hook) => hook(place, message),
-            None => eprintln!("signalkit: {}: {}", place, message),
+    let hook = HOOK.read().unwrap_or_else(PoisonError::into_inner).clone();
+    match hook {
+        // The copy is dropped inside the catch: it may be the last one of
+        // a hook replaced meanwhile.
+        Some(hook) => {
+            if let Err(panic) = catching(move || hook(place, message)) {
+                print_failure(place, message, Some(&panic));
+            }
         }
+        None => print_failure(place, message, None),
+    }
+}
+
+/// Prints a failure to standard error (the default hook), with the panic
+/// of the hook that failed to take it. Through `eprintln!`, which a test
+/// harness captures; it panics when standard error cannot be written: that
+/// panic is caught, and the line lost.
+fn print_failure(place: &str, message: &str, hook_panic: Option<&str>) {
+    let _ = catching(|| match hook_panic {
+        None => eprintln!("signalkit: {}: {}", place, message),
+        Some(panic) => eprintln!("signalkit: {}: {} (the failure hook {})", place, message, panic),
     });
 }

@@ -16,13 +16,15 @@
 //! `take_until`'s function; `group_by`'s key), or a value it cannot take
 //! or give, fails the call as a C callback does (`sk_callback_fail`): the
 //! stream ends with the error `"panicked: MESSAGE"` (a string; the
-//! conversion's message for a value), the upstream is disposed and nothing
+//! conversion's message for a value; a panic in the conversion of a
+//! [`Value`] of one's own is the closure's), the upstream is disposed and nothing
 //! is delivered after it; a signal function's signal stands for one that
 //! fails with it, and `group_by`'s groups delivered before end with it too.
 //! No failure travels downstream as a value. The C library gives a side
 //! effect (`before_next`, ...) and a bounded operator's `on_drop` no way to
-//! fail: their panic goes to the failure hook ([`crate::set_failure_hook`])
-//! under the callback's kind.
+//! fail: their panic (or that of the conversion of the value they take)
+//! goes to the failure hook ([`crate::set_failure_hook`]) under the
+//! callback's kind.
 //!
 //! The operators of a standard shape (the C function's parameters after
 //! the signal: none, a count, a predicate, a value, a signal, a time and a
@@ -37,7 +39,7 @@ use std::os::raw::{c_int, c_void};
 use std::ptr;
 use std::time::Duration;
 
-use crate::callback::{ctx_ref, into_ctx, quiet_panics, release_ctx, report_failure, FnShared};
+use crate::callback::{catching, ctx_ref, into_ctx, quiet_panics, release_ctx, report_failure, FnShared};
 use crate::queue::{seconds, Queue};
 use crate::signal::{operator, Signal};
 use crate::sys;
@@ -127,19 +129,79 @@ fn with_ctx<U, C: Send + 'static>(ctx: C, call: impl FnOnce(*mut *mut sys::sk_si
     operator(|out| call(out, ctx, Some(release_ctx::<C>)))
 }
 
-/// A value as the `T` a closure takes, or why it is not one.
-#[inline(always)]
-fn converted<T: Value>(value: ValueRef<'_>) -> Result<T, String> {
-    match T::from_value_fast(value) {
-        Some(value) => Ok(value),
-        None => Err(conversion_message::<T>(value)),
+/// Why one call of an operator's callback failed.
+enum Refused<'a> {
+    /// A panic's message (`"panicked: MESSAGE"`), or why the closure's
+    /// result did not convert.
+    Message(String),
+    /// A value the closure was given that is no `T`, and the function that
+    /// says why (`conversion_message::<T>`, which converts it again and
+    /// catches a panic of its own). It runs after the call's catch: a
+    /// callback whose closure and conversions cannot panic then makes no
+    /// call that may unwind inside it, and its catch costs nothing.
+    Value(ValueRef<'a>, fn(ValueRef<'_>) -> String),
+}
+
+impl Refused<'_> {
+    /// The message the stream's error (or the failure hook) receives.
+    #[cold]
+    #[inline(never)]
+    fn message(self) -> String {
+        match self {
+            Refused::Message(message) => message,
+            Refused::Value(value, why) => why(value),
+        }
     }
 }
 
-/// A closure's result as an owned value, or why it cannot be one.
+/// A value a callback was given, read before its catch
+/// ([`ValueRef::copied`], for the per-value path's cost): a copy to
+/// convert inside the catch, and the original, whose refusal's message is
+/// made after it.
+struct Given<'a> {
+    copy: sys::sk_value,
+    value: ValueRef<'a>,
+}
+
+impl<'a> Given<'a> {
+    /// # Safety
+    /// `value` is the valid value of a callback's call, which `'a` does not
+    /// outlive.
+    #[inline(always)]
+    unsafe fn new(value: *const sys::sk_value) -> Given<'a> {
+        let value = ValueRef::from_ptr(value);
+        Given { copy: value.copied(), value }
+    }
+
+    /// The value as the `T` a closure takes, or the refusal of one that is
+    /// not. The conversion may be a user's own ([`Value`]): call it inside
+    /// [`guarded`].
+    #[inline(always)]
+    fn converted<T: Value>(&self) -> Result<T, Refused<'a>> {
+        // Safety: the copy views the library's value as the original does,
+        // for as long as `self` is borrowed.
+        match T::from_value_fast(unsafe { ValueRef::from_ptr(&self.copy) }) {
+            Some(value) => Ok(value),
+            None => Err(Refused::Value(self.value, conversion_message::<T>)),
+        }
+    }
+}
+
+/// A closure's result as an owned value, or why it cannot be one (inside
+/// [`guarded`], as [`Given::converted`]).
 #[inline]
-fn to_raw<U: Value>(value: U) -> Result<RawValue, String> {
-    value.to_value().map_err(|e| e.message().to_owned())
+fn to_raw<'a, U: Value>(value: U) -> Result<RawValue, Refused<'a>> {
+    value.to_value().map_err(|e| Refused::Message(e.message().to_owned()))
+}
+
+/// Runs one call of an operator's callback under one panic catch: the
+/// conversion of the value it was given (a user's [`Value`] may panic),
+/// the closure, the conversion of its result and the drops of both. A
+/// panic in any of them is the closure's (`"panicked: MESSAGE"`), so that
+/// a type of one's own fails the call as its closure would.
+#[inline(always)]
+fn guarded<'a, R>(call: impl FnOnce() -> Result<R, Refused<'a>>) -> Result<R, Refused<'a>> {
+    catching(call).unwrap_or_else(|panic| Err(Refused::Message(panic)))
 }
 
 /// Fails the operator callback running on this thread (`sk_callback_fail`)
@@ -160,12 +222,11 @@ fn fail_call(place: &str, message: String) {
 }
 
 unsafe extern "C" fn map_fn<T: Value, U: Value, F: Fn(T) -> U>(ctx: Ctx, value: *const sys::sk_value, out: *mut sys::sk_value) {
-    let result = converted::<T>(ValueRef::from_ptr(value))
-        .and_then(|value| ctx_ref::<FnShared<F>>(ctx).call(|f| f(value)))
-        .and_then(to_raw);
-    match result {
+    let f = &ctx_ref::<FnShared<F>>(ctx).0;
+    let value = Given::new(value);
+    match guarded(|| to_raw(f(value.converted::<T>()?))) {
         Ok(result) => ptr::write(out, result.into_raw()),
-        Err(message) => fail_call("map", message),
+        Err(refused) => fail_call("map", refused.message()),
     }
 }
 
@@ -173,32 +234,35 @@ unsafe extern "C" fn map_fn<T: Value, U: Value, F: Fn(T) -> U>(ctx: Ctx, value: 
 /// or a value it cannot take or give, fails the call, which ends the
 /// result and every group delivered before it.
 unsafe extern "C" fn key_fn<T: Value, K: Value, F: Fn(&T) -> K>(ctx: Ctx, value: *const sys::sk_value, out: *mut sys::sk_value) {
-    let result = converted::<T>(ValueRef::from_ptr(value))
-        .and_then(|value| ctx_ref::<FnShared<F>>(ctx).call(|f| f(&value)))
-        .and_then(to_raw);
-    match result {
+    let f = &ctx_ref::<FnShared<F>>(ctx).0;
+    let value = Given::new(value);
+    match guarded(|| to_raw(f(&value.converted::<T>()?))) {
         Ok(result) => ptr::write(out, result.into_raw()),
-        Err(message) => fail_call("group_by", message),
+        Err(refused) => fail_call("group_by", refused.message()),
     }
 }
 
 /// A predicate (`filter`, `skip_while`, `take_while`, `first_where`): on a
 /// failure its answer is ignored.
 unsafe extern "C" fn predicate_fn<T: Value, F: Fn(&T) -> bool>(ctx: Ctx, value: *const sys::sk_value) -> bool {
-    match converted::<T>(ValueRef::from_ptr(value)).and_then(|value| ctx_ref::<FnShared<F>>(ctx).call(|f| f(&value))) {
+    let f = &ctx_ref::<FnShared<F>>(ctx).0;
+    let value = Given::new(value);
+    match guarded(|| Ok(f(&value.converted::<T>()?))) {
         Ok(answer) => answer,
-        Err(message) => {
-            fail_call("predicate", message);
+        Err(refused) => {
+            fail_call("predicate", refused.message());
             false
         }
     }
 }
 
 unsafe extern "C" fn take_until_fn<T: Value, F: Fn(&T) -> TakeAction>(ctx: Ctx, value: *const sys::sk_value) -> c_int {
-    match converted::<T>(ValueRef::from_ptr(value)).and_then(|value| ctx_ref::<FnShared<F>>(ctx).call(|f| f(&value))) {
+    let f = &ctx_ref::<FnShared<F>>(ctx).0;
+    let value = Given::new(value);
+    match guarded(|| Ok(f(&value.converted::<T>()?))) {
         Ok(action) => action.raw(),
-        Err(message) => {
-            fail_call("take_until", message);
+        Err(refused) => {
+            fail_call("take_until", refused.message());
             0
         }
     }
@@ -211,39 +275,41 @@ unsafe extern "C" fn reduce_fn<T: Value, U: Value, F: Fn(U, T) -> U>(
     value: *const sys::sk_value,
     out: *mut sys::sk_value,
 ) {
-    let result = converted::<U>(ValueRef::from_ptr(accumulator))
-        .and_then(|accumulator| Ok((accumulator, converted::<T>(ValueRef::from_ptr(value))?)))
-        .and_then(|(accumulator, value)| ctx_ref::<FnShared<F>>(ctx).call(|f| f(accumulator, value)))
-        .and_then(to_raw);
-    match result {
+    let f = &ctx_ref::<FnShared<F>>(ctx).0;
+    let (accumulator, value) = (Given::new(accumulator), Given::new(value));
+    match guarded(|| to_raw(f(accumulator.converted::<U>()?, value.converted::<T>()?))) {
         Ok(result) => ptr::write(out, result.into_raw()),
-        Err(message) => fail_call("scan or reduce", message),
+        Err(refused) => fail_call("scan or reduce", refused.message()),
     }
 }
 
 /// The signal a signal function made; after a failure, NULL, which the
 /// library then takes for a signal that fails with the error.
-fn signal_result<U>(result: Result<Signal<U>, String>) -> *mut sys::sk_signal {
+fn signal_result<U>(result: Result<Signal<U>, Refused<'_>>) -> *mut sys::sk_signal {
     match result {
         Ok(signal) => signal.into_raw(),
-        Err(message) => {
-            fail_call("signal function", message);
+        Err(refused) => {
+            fail_call("signal function", refused.message());
             ptr::null_mut()
         }
     }
 }
 
 unsafe extern "C" fn signal_fn<T: Value, U: Value, F: Fn(T) -> Signal<U>>(ctx: Ctx, value: *const sys::sk_value) -> *mut sys::sk_signal {
-    signal_result(converted::<T>(ValueRef::from_ptr(value)).and_then(|value| ctx_ref::<FnShared<F>>(ctx).call(|f| f(value))))
+    let f = &ctx_ref::<FnShared<F>>(ctx).0;
+    let value = Given::new(value);
+    signal_result(guarded(|| Ok(f(value.converted::<T>()?))))
 }
 
 unsafe extern "C" fn catch_fn<T: Value, F: Fn(AnyValue) -> Signal<T>>(ctx: Ctx, error: *const sys::sk_value) -> *mut sys::sk_signal {
-    let error = AnyValue::from_value(ValueRef::from_ptr(error));
-    signal_result(ctx_ref::<FnShared<F>>(ctx).call(|f| f(error)))
+    let f = &ctx_ref::<FnShared<F>>(ctx).0;
+    let error = ValueRef::from_ptr(error);
+    signal_result(guarded(|| Ok(f(AnyValue::from_value(error)))))
 }
 
 unsafe extern "C" fn deferred_fn<T: Value, F: Fn() -> Signal<T>>(ctx: Ctx) -> *mut sys::sk_signal {
-    signal_result(ctx_ref::<FnShared<F>>(ctx).call(|f| f()))
+    let f = &ctx_ref::<FnShared<F>>(ctx).0;
+    signal_result(guarded(|| Ok(f())))
 }
 
 /// Where the panic of a callback that cannot fail in C is reported: the
@@ -293,8 +359,14 @@ pub(crate) mod place {
 /// (`sk_value_fn`), so a panic, or a value it cannot take, goes to the
 /// failure hook under `P::NAME`.
 unsafe extern "C" fn value_fn<T: Value, F: Fn(&T), P: Place>(ctx: Ctx, value: *const sys::sk_value) {
-    if let Err(message) = converted::<T>(ValueRef::from_ptr(value)).and_then(|value| ctx_ref::<FnShared<F>>(ctx).call(|f| f(&value))) {
-        report_failure(P::NAME, &message);
+    let f = &ctx_ref::<FnShared<F>>(ctx).0;
+    let value = Given::new(value);
+    let call = || {
+        f(&value.converted::<T>()?);
+        Ok(())
+    };
+    if let Err(refused) = guarded(call) {
+        report_failure(P::NAME, &refused.message());
     }
 }
 
@@ -529,9 +601,14 @@ impl Overflow {
 /// it no way to fail, so a panic, or a value it cannot take, goes to the
 /// failure hook under `"on_drop"`.
 pub(crate) unsafe extern "C" fn drop_fn<T: Value, F: Fn(&T, u64)>(ctx: Ctx, value: *const sys::sk_value, dropped: u64) {
-    let result = converted::<T>(ValueRef::from_ptr(value)).and_then(|value| ctx_ref::<FnShared<F>>(ctx).call(|f| f(&value, dropped)));
-    if let Err(message) = result {
-        report_failure(place::OnDrop::NAME, &message);
+    let f = &ctx_ref::<FnShared<F>>(ctx).0;
+    let value = Given::new(value);
+    let call = || {
+        f(&value.converted::<T>()?, dropped);
+        Ok(())
+    };
+    if let Err(refused) = guarded(call) {
+        report_failure(place::OnDrop::NAME, &refused.message());
     }
 }
 

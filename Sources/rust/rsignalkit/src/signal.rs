@@ -459,14 +459,18 @@ impl<T: Value, S: Sink<T>> ObserverCtx<T, S> {
         }
         // Safety: taken above, let go below (or by the calls out of line).
         let sink = unsafe { self.cell.entered() };
-        match T::from_value_fast(value) {
-            Some(v) => {
-                if let Err(message) = catching_on(me, || sink.next(v)) {
-                    return self.end_entered(AnyValue::Failure(message));
-                }
-            }
+        // The conversion is inside the catch: a `Value` of one's own may
+        // panic, which ends the subscription as a panic of `next` does. It
+        // reads a copy (`ValueRef::copied`, for the per-value path's cost).
+        let copy = value.copied();
+        // Safety: `copy` views the library's value as `value` does, and
+        // outlives the call.
+        let view = unsafe { ValueRef::from_ptr(&copy) };
+        match catching_on(me, || T::from_value_fast(view).map(|v| sink.next(v))) {
+            Ok(Some(())) => {}
             // Safety: as above.
-            None => return unsafe { out_of_line::not_converted::<T, S>(self, value.as_ptr()) },
+            Ok(None) => return unsafe { out_of_line::not_converted::<T, S>(self, value.as_ptr()) },
+            Err(message) => return self.end_entered(AnyValue::Failure(message)),
         }
         if self.cell.leave() {
             // Safety: as above.
@@ -542,12 +546,10 @@ impl<T: Value, S: Sink<T>> ObserverCtx<T, S> {
         // Safety: taken; let go (or closed) below.
         let sink = unsafe { self.cell.entered() };
         let failure = match event {
-            Event::Next(value) => match T::from_value_fast(value) {
-                Some(v) => match catching(|| sink.next(v)) {
-                    Ok(()) => None,
-                    Err(message) => Some(AnyValue::Failure(message)),
-                },
-                None => Some(AnyValue::Failure(conversion_message::<T>(value))),
+            Event::Next(value) => match catching(|| T::from_value_fast(value).map(|v| sink.next(v))) {
+                Ok(Some(())) => None,
+                Ok(None) => Some(AnyValue::Failure(conversion_message::<T>(value))),
+                Err(message) => Some(AnyValue::Failure(message)),
             },
             Event::Error(value) => Some(AnyValue::from_value(value)),
             Event::Completed => {

@@ -99,8 +99,25 @@ impl TestScheduler {
     }
 
     /// `frames` frames as a duration.
+    ///
+    /// # Panics
+    ///
+    /// When the time does not fit a `Duration` (a frame of
+    /// `Duration::MAX`, say); [`advance_to_frame`](TestScheduler::advance_to_frame)
+    /// and [`schedule`](TestScheduler::schedule) return an error instead.
     pub fn frames(&self, frames: u32) -> Duration {
-        self.frame * frames
+        self.time_of(frames).unwrap_or_else(|error| panic!("{}", error))
+    }
+
+    /// The time of frame `frame`, or the `InvalidArgument` error of a time
+    /// that does not fit a `Duration`.
+    fn time_of(&self, frame: u32) -> Result<Duration, Error> {
+        self.frame.checked_mul(frame).ok_or_else(|| {
+            Error::new(
+                sys::SK_ERR_INVALID_ARGUMENT,
+                format!("signalkit: frame {} is out of range ({} frames of {:?} do not fit a Duration)", frame, frame, self.frame),
+            )
+        })
     }
 
     /// The clock, in whole frames.
@@ -110,13 +127,17 @@ impl TestScheduler {
     }
 
     /// Moves the clock to frame `frame`, running what falls due.
+    /// `Err(InvalidArgument)` when the frame's time does not fit a
+    /// `Duration`.
     pub fn advance_to_frame(&self, frame: u32) -> Result<usize, Error> {
-        self.queue.advance_to(self.frames(frame))
+        self.queue.advance_to(self.time_of(frame)?)
     }
 
     /// Runs `work` at frame `frame` (counted from the clock's 0).
+    /// `Err(InvalidArgument)` when the frame's time does not fit a
+    /// `Duration`.
     pub fn schedule<F: FnOnce() + Send + 'static>(&self, frame: u32, work: F) -> Result<(), Error> {
-        let at = self.frames(frame).saturating_sub(self.queue.now()?);
+        let at = self.time_of(frame)?.saturating_sub(self.queue.now()?);
         self.queue.after(at, work)
     }
 

@@ -175,6 +175,20 @@ impl<'a> ValueRef<'a> {
         self.0
     }
 
+    /// A bitwise copy of the C value: a view of the same library object,
+    /// no reference taken, to borrow ([`ValueRef::from_ptr`]) within `'a`
+    /// and no longer than the copy lives. The callbacks convert their value through one,
+    /// read before their panic catch: the catch's bookkeeping is a store
+    /// to a thread-local, which the compiler cannot tell apart from the
+    /// C value behind a pointer, so that a value read after it would keep
+    /// that bookkeeping on the path of a conversion that cannot panic (an
+    /// `i64`'s, inlined); read before, the copy lives in registers and the
+    /// bookkeeping of a catch that nothing can reach goes.
+    #[inline(always)]
+    pub(crate) fn copied(self) -> sys::sk_value {
+        *self.raw()
+    }
+
     #[inline]
     fn raw(self) -> &'a sys::sk_value {
         // Safety: valid for 'a (from_ptr's contract).
@@ -402,14 +416,17 @@ pub(crate) fn error_value(message: &str) -> RawValue {
     RawValue::string(message).unwrap_or_else(|_| RawValue::nil())
 }
 
-/// Why a value did not convert to `T`, once the fast path refused it.
+/// Why a value did not convert to `T`, once the fast path refused it: the
+/// conversion's message, or its panic's (`"panicked: MESSAGE"`: a `Value`
+/// of one's own may panic, and this runs in callbacks from C).
 #[cold]
 #[inline(never)]
 pub(crate) fn conversion_message<T: Value>(value: ValueRef<'_>) -> String {
-    match T::from_value(value) {
+    let message = crate::callback::catching(|| match T::from_value(value) {
         Ok(_) => "signalkit: a value converted only on a second try".to_owned(),
         Err(e) => e.message().to_owned(),
-    }
+    });
+    message.unwrap_or_else(|panic| panic)
 }
 
 // --- The conversion trait -------------------------------------------------
@@ -425,6 +442,14 @@ pub(crate) fn conversion_message<T: Value>(value: ValueRef<'_>) -> String {
 ///
 /// A value received is converted from the borrowed `sk_value` into an
 /// owned `Self` (copied): nothing borrowed outlives the callback.
+///
+/// The conversions of a value delivered run in the callback that takes it
+/// or gives it, under the same rule as its closure: an error, or a panic
+/// (`"panicked: MESSAGE"`), of `from_value` or `to_value` (or of the drop of
+/// the value converted) in an operator's callback ends the stream with
+/// that error; in a subscription's, it ends the subscription with
+/// [`AnyValue::Failure`]; in a side effect or an `on_drop`, it goes to the
+/// failure hook ([`crate::set_failure_hook`]). It never unwinds into C.
 ///
 /// A type of one's own converts through one of these:
 ///

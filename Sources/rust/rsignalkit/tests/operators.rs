@@ -161,6 +161,26 @@ fn timeout_retry_and_timers_on_virtual_time() {
 }
 
 #[test]
+fn a_frame_time_out_of_range_is_an_error_not_a_panic() {
+    let _serial = common::serial();
+    // Before: advance_to_frame and schedule panicked ("overflow when
+    // multiplying duration by scalar").
+    let scheduler = TestScheduler::with_frame(Duration::MAX).unwrap();
+    let advanced = std::panic::catch_unwind(|| scheduler.advance_to_frame(2));
+    let error = advanced.expect("advance_to_frame panicked").unwrap_err();
+    assert_eq!(error.status(), rsignalkit::sys::SK_ERR_INVALID_ARGUMENT);
+    assert!(error.message().contains("frame 2 is out of range"), "{}", error.message());
+    let scheduled = std::panic::catch_unwind(|| scheduler.schedule(3, || ()));
+    let error = scheduled.expect("schedule panicked").unwrap_err();
+    assert_eq!(error.status(), rsignalkit::sys::SK_ERR_INVALID_ARGUMENT);
+    assert_eq!(scheduler.frame_now(), 0, "the clock did not move");
+    // A time that fits still runs (frame 0 of any size is 0).
+    assert_eq!(scheduler.advance_to_frame(0).unwrap(), 0);
+    drop(scheduler);
+    assert_eq!(live_objects(), 0);
+}
+
+#[test]
 fn promises_replay_and_value_promises_ignore_repeats() {
     let _serial = common::serial();
     let pipe = Pipe::<i64>::new().unwrap();

@@ -10,11 +10,17 @@
 mod common;
 
 use std::fmt::Debug;
+use std::io::Write;
 use std::process::Command;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc::{channel, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
-use rsignalkit::{live_objects, set_failure_hook, AnyValue, Observer, Overflow, Pipe, Signal, Subscriber, Subscription, TakeAction, Value};
+use rsignalkit::{
+    live_objects, set_failure_hook, AnyValue, Error, Observer, Overflow, Pipe, RawValue, Signal, Subscriber, Subscription, TakeAction,
+    Value, ValueRef,
+};
 
 type Log = Arc<Mutex<Vec<String>>>;
 
@@ -406,6 +412,193 @@ fn an_error_no_closure_receives_goes_to_the_hook() {
     assert_eq!(reports, vec!["unhandled error: gone", "unhandled error: Int(7)", "unhandled error: panicked: mapped"]);
 }
 
+/// A type of one's own whose conversions panic: `from_value` at 2,
+/// `to_value` at 99.
+#[derive(Debug)]
+struct Touchy(i64);
+
+impl Value for Touchy {
+    fn to_value(&self) -> Result<RawValue, Error> {
+        if self.0 == 99 {
+            panic!("to_value {}", self.0)
+        }
+        Ok(RawValue::int64(self.0))
+    }
+    fn from_value(value: ValueRef<'_>) -> Result<Touchy, Error> {
+        match value.as_i64()? {
+            2 => panic!("from_value 2"),
+            n => Ok(Touchy(n)),
+        }
+    }
+}
+
+const FROM_VALUE_ERROR: &str = "error String(\"panicked: from_value 2\")";
+
+// A panic in the conversion of a value of one's own is the panic of the
+// closure that takes or gives the value: it ends the stream with
+// "panicked: MESSAGE" (an operator's), ends the subscription with a
+// Failure (the observer's), or goes to the failure hook (a side effect,
+// on_drop). Before, it unwound into C: the process aborted ("panic in a
+// function that cannot unwind").
+
+#[test]
+fn a_panicking_conversion_in_an_operator_s_callback_ends_the_stream_with_it() {
+    let _serial = common::serial();
+    let reports = reports_during(|| {
+        // A map's input, its output, a predicate, take_until, a fold's
+        // accumulator, group_by's key.
+        assert_eq!(fed(|s| s.cast::<Touchy>().map(|t: Touchy| t.0)), vec!["next 1", FROM_VALUE_ERROR]);
+        let to_99 = |x: i64| Touchy(if x == 2 { 99 } else { x });
+        assert_eq!(fed(|s| s.map(to_99)), vec!["next Touchy(1)", "error String(\"panicked: to_value 99\")"]);
+        assert_eq!(fed(|s| s.cast::<Touchy>().filter(|_| true).cast::<i64>()), vec!["next 1", FROM_VALUE_ERROR]);
+        assert_eq!(fed(|s| s.cast::<Touchy>().take_until(|_| TakeAction::Pass).cast::<i64>()), vec!["next 1", FROM_VALUE_ERROR]);
+        // The accumulator is 2 when 3 arrives.
+        assert_eq!(fed(|s| s.scan(Touchy(0), |_, x: i64| Touchy(x)).cast::<i64>()), vec!["next 1", "next 2", FROM_VALUE_ERROR]);
+        assert_eq!(
+            fed(|s| s.group_by(move |x| to_99(*x)).cast::<(i64, Signal<i64>)>().map(|(key, _)| key)),
+            vec!["next 1", "error String(\"panicked: to_value 99\")"]
+        );
+    });
+    assert_eq!(reports, Vec::<String>::new());
+    assert_eq!(live_objects(), 0);
+}
+
+#[test]
+fn a_panicking_conversion_for_the_observer_ends_the_subscription_with_a_failure() {
+    let _serial = common::serial();
+    let reports = reports_during(|| {
+        assert_eq!(fed(|s| s.cast::<Touchy>()), vec!["next Touchy(1)", "error Failure(\"panicked: from_value 2\")"]);
+    });
+    assert_eq!(reports, Vec::<String>::new());
+    assert_eq!(live_objects(), 0);
+}
+
+#[test]
+fn a_panicking_conversion_for_a_side_effect_or_on_drop_reaches_the_hook() {
+    let _serial = common::serial();
+    // A side effect: the hook, and the stream goes on.
+    let reports = reports_during(|| {
+        assert_eq!(fed(|s| s.cast::<Touchy>().before_next(|_| ()).cast::<i64>()), vec!["next 1", "next 2", "next 3", "completed"]);
+    });
+    assert_eq!(reports, vec!["before_next: panicked: from_value 2"]);
+    // on_drop: values put from inside a delivery wait, then find the
+    // buffer full (as in the test of a panicking on_drop).
+    let (pipe, other) = (Pipe::<i64>::new().unwrap(), Pipe::<i64>::new().unwrap());
+    let into = other.clone();
+    let reports = reports_during(|| {
+        let merged = Signal::merge(&[pipe.signal(), other.signal()]).cast::<Touchy>();
+        let bounded = merged.on_backpressure_buffer_with(1, Overflow::DropNewest, |_: &Touchy, _| ()).cast::<i64>();
+        let (subscription, log) = observe(&bounded.before_next(move |x| {
+            if *x == 1 {
+                into.put(3).unwrap(); // waits
+                into.put(2).unwrap(); // dropped: its conversion for on_drop panics
+            }
+        }));
+        pipe.put(1).unwrap();
+        drop(subscription);
+        assert_eq!(*log.lock().unwrap(), vec!["next 1", "next 3"]);
+    });
+    assert_eq!(reports, vec!["on_drop: panicked: from_value 2"]);
+    drop((pipe, other));
+    assert_eq!(live_objects(), 0);
+}
+
+/// How long a test waits for a call that returns at once unless it is
+/// deadlocked (a deadline for the failure, never a sleep).
+const DEADLINE: Duration = Duration::from_secs(20);
+
+/// Runs `body` on a thread of its own and returns what it returns. A body
+/// deadlocked on the failure hook's lock (beyond `DEADLINE`) would hang
+/// every later test that sets the hook: the process exits, failing.
+fn without_deadlock<R: Send + 'static>(what: &str, body: impl FnOnce() -> R + Send + 'static) -> R {
+    let (done, finished) = channel();
+    let runner = std::thread::spawn(move || {
+        let result = body();
+        let _ = done.send(());
+        result
+    });
+    if let Err(RecvTimeoutError::Timeout) = finished.recv_timeout(DEADLINE) {
+        // Straight to standard error: the harness's capture of eprintln!
+        // would die with the process.
+        let _ = writeln!(std::io::stderr(), "{}: no return within {:?}: deadlocked", what, DEADLINE);
+        std::process::exit(101);
+    }
+    runner.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+}
+
+/// The hook replaces itself: the next failure goes to the new hook (before:
+/// set_failure_hook waited forever for the lock that the report calling the
+/// hook held).
+#[test]
+fn the_failure_hook_can_replace_itself() {
+    let _serial = common::serial();
+    let reports: Log = Arc::new(Mutex::new(Vec::new()));
+    let result = without_deadlock("set_failure_hook inside the hook", {
+        let reports = Arc::clone(&reports);
+        move || {
+            let first = Arc::clone(&reports);
+            set_failure_hook(Some(Box::new(move |place, message| {
+                first.lock().unwrap().push(format!("first {}: {}", place, message));
+                let second = Arc::clone(&first);
+                set_failure_hook(Some(Box::new(move |place, message| {
+                    second.lock().unwrap().push(format!("second {}: {}", place, message))
+                })));
+            })));
+            let tapped = Signal::single(1i64).before_next(|_| panic!("a")).before_next(|_| panic!("b"));
+            let result = tapped.for_each_blocking(|_| ());
+            set_failure_hook(None);
+            result
+        }
+    });
+    assert_eq!(result, Ok(()));
+    assert_eq!(*reports.lock().unwrap(), vec!["first before_next: panicked: a", "second before_next: panicked: b"]);
+    assert_eq!(live_objects(), 0);
+}
+
+/// While the hook runs, another thread replaces it, then the hook causes a
+/// failure of its own, which goes to the hook in place by then. Before,
+/// the replacing thread waited for the hook to return (the report held
+/// the lock), and the nested report queued behind it: a deadlock. The
+/// hook waits for the other thread to have replaced it, so the order is
+/// fixed, without timing.
+#[test]
+fn the_failure_hook_is_called_without_a_lock_held() {
+    let _serial = common::serial();
+    let reports: Log = Arc::new(Mutex::new(Vec::new()));
+    let replaced_in_time = Arc::new(AtomicBool::new(false));
+    without_deadlock("a report from inside the hook while another thread sets it", {
+        let (reports, replaced_in_time) = (Arc::clone(&reports), Arc::clone(&replaced_in_time));
+        move || {
+            let outer = Arc::clone(&reports);
+            set_failure_hook(Some(Box::new(move |place, message| {
+                outer.lock().unwrap().push(format!("first {}: {}", place, message));
+                if message != "panicked: outer" {
+                    return;
+                }
+                let (done, replaced) = channel();
+                let inner = Arc::clone(&outer);
+                std::thread::spawn(move || {
+                    set_failure_hook(Some(Box::new(move |place, message| {
+                        inner.lock().unwrap().push(format!("second {}: {}", place, message))
+                    })));
+                    let _ = done.send(());
+                });
+                // Returns at once unless set_failure_hook waits for this
+                // hook to return.
+                replaced_in_time.store(replaced.recv_timeout(DEADLINE / 4).is_ok(), Ordering::SeqCst);
+                let nested = Signal::single(1i64).before_next(|_| panic!("inner")).for_each_blocking(|_| ());
+                assert_eq!(nested, Ok(()));
+            })));
+            let outer = Signal::single(1i64).before_next(|_| panic!("outer")).for_each_blocking(|_| ());
+            set_failure_hook(None);
+            assert_eq!(outer, Ok(()));
+        }
+    });
+    assert!(replaced_in_time.load(Ordering::SeqCst), "set_failure_hook on another thread waited for the hook to return");
+    assert_eq!(*reports.lock().unwrap(), vec!["first before_next: panicked: outer", "second before_next: panicked: inner"]);
+    assert_eq!(live_objects(), 0);
+}
+
 /// The child process of `a_caught_panic_is_quiet_unless_asked`: does
 /// nothing unless that test runs it.
 #[test]
@@ -424,9 +617,24 @@ fn child_panics_in_callbacks() {
     assert!(std::panic::catch_unwind(|| panic!("loud outside")).is_err());
 }
 
-fn child_stderr(log: bool) -> String {
+/// The child process of `a_panicking_failure_hook_prints_the_failure`:
+/// does nothing unless that test runs it.
+#[test]
+fn child_hook_panics() {
+    if std::env::var_os("SIGNALKIT_TEST_PANIC_CHILD").is_none() {
+        return;
+    }
+    set_failure_hook(Some(Box::new(|_, _| panic!("the hook broke"))));
+    let tapped = Signal::single(1i64).before_next(|_| panic!("tap went wrong"));
+    assert_eq!(tapped.for_each_blocking(|_| ()), Ok(()));
+    set_failure_hook(None);
+}
+
+/// The standard error of the child process that runs the test `name` (its
+/// body guarded by SIGNALKIT_TEST_PANIC_CHILD), which must succeed.
+fn child_stderr(name: &str, log: bool) -> String {
     let mut child = Command::new(std::env::current_exe().unwrap());
-    child.args(["--exact", "child_panics_in_callbacks", "--nocapture", "--test-threads=1"]);
+    child.args(["--exact", name, "--nocapture", "--test-threads=1"]);
     child.env("SIGNALKIT_TEST_PANIC_CHILD", "1").env_remove("SIGNALKIT_RUST_PANIC_LOG").env_remove("RUST_BACKTRACE");
     if log {
         child.env("SIGNALKIT_RUST_PANIC_LOG", "1");
@@ -440,13 +648,23 @@ fn child_stderr(log: bool) -> String {
 #[test]
 fn a_caught_panic_is_quiet_unless_asked() {
     let _serial = common::serial();
-    let quiet = child_stderr(false);
+    let quiet = child_stderr("child_panics_in_callbacks", false);
     for text in ["quiet map", "quiet filter", "quiet tap"] {
         assert!(!quiet.contains(text), "{:?} printed:\n{}", text, quiet);
     }
     assert!(quiet.contains("loud outside"), "a panic outside the callbacks was silenced:\n{}", quiet);
-    let logged = child_stderr(true);
+    let logged = child_stderr("child_panics_in_callbacks", true);
     for text in ["quiet map 2", "quiet filter", "quiet tap", "loud outside"] {
         assert!(logged.contains(text), "{:?} not printed with SIGNALKIT_RUST_PANIC_LOG=1:\n{}", text, logged);
     }
+}
+
+/// A panic of the failure hook itself is caught, and the failure it was
+/// given printed to standard error with it (before: both vanished).
+#[test]
+fn a_panicking_failure_hook_prints_the_failure() {
+    let _serial = common::serial();
+    let stderr = child_stderr("child_hook_panics", false);
+    let expected = "signalkit: before_next: panicked: tap went wrong (the failure hook panicked: the hook broke)";
+    assert!(stderr.contains(expected), "{:?} not printed:\n{}", expected, stderr);
 }
