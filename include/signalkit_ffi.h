@@ -468,7 +468,8 @@ int sk_ffi_callback_fail(const char *message);
  *   followed by `...` when cut, so that the text stays valid UTF-8; as a C
  *   literal, for the 3 bytes a, NUL, b: `"sk_ffi: error of kind string: \"a\\0b\""`), for
  *   bytes and arrays by their size (`"sk_ffi: error of kind array: 2 items"`,
- *   `"...: 3 bytes"`); a value argument receives the error unconverted.
+ *   `"...: 1 item"`, `"...: 3 bytes"`); a value argument receives the error
+ *   unconverted.
  * - completed: "void()" or "void(ctx)".
  *
  * `release(ctx)`, if not NULL, runs exactly once after the last callback of
@@ -531,8 +532,9 @@ int sk_ffi_signal_start(sk_disposable **out, sk_signal *signal, const sk_ffi_obs
  * @return SK_OK; SK_ERR_NULL_ARGUMENT (`out`, `signal`, `signature`, `fn`),
  *         SK_ERR_WRONG_KIND (`signal` is not a signal, `signature` not a
  *         signature), SK_ERR_RELEASED (`signal`, `signature`, with handle checking),
- *         SK_ERR_INVALID_ARGUMENT (a signature of another shape); on error
- *         `release` has run.
+ *         SK_ERR_INVALID_ARGUMENT (a signature of another shape),
+ *         SK_ERR_NO_MEMORY (the operator's state could not be allocated);
+ *         on error `release` has run.
  * @par Thread safety
  *   Any thread. `fn` runs on the thread that delivers each value.
  */

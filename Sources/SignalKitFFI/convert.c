@@ -212,13 +212,13 @@ void sk_ffi__describe_error(const sk_value *error, char *buffer, size_t size) {
         const void *data = NULL;
         size_t length = 0;
         sk_value_get_bytes(error, &data, &length);
-        snprintf(rest, room, ": %zu bytes", length);
+        snprintf(rest, room, ": %zu byte%s", length, length == 1 ? "" : "s");
         return;
     }
     case SK_KIND_ARRAY: {
         size_t count = 0;
         sk_value_get_array_count(error, &count);
-        snprintf(rest, room, ": %zu items", count);
+        snprintf(rest, room, ": %zu item%s", count, count == 1 ? "" : "s");
         return;
     }
     default:

@@ -79,7 +79,7 @@ Test(ffi_deep_values, deepest_values_through_typed_callbacks) {
     SK_OK_OR_FAIL(sk_signal_fail(&failing, &deep));
     start_deep(failing, &e);
     cr_assert(tlog_wait(&e.log, 1, 1));
-    tlog_expect(&e.log, "e:sk_ffi: error of kind array: 1 items ");
+    tlog_expect(&e.log, "e:sk_ffi: error of kind array: 1 item ");
     sk_signal_release(failing);
     tlog_destroy(&e.log);
 

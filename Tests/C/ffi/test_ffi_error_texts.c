@@ -223,6 +223,11 @@ Test(ffi_error_texts, error_of_another_kind_is_described) {
     sk_value items[2] = {int_value(1), int_value(2)};
     SK_OK_OR_FAIL(sk_value_set_array(&v, items, 2));
     check_error_description(v, "sk_ffi: error of kind array: 2 items");
+    /* One: the noun agrees with its count. */
+    SK_OK_OR_FAIL(sk_value_set_bytes(&v, "x", 1));
+    check_error_description(v, "sk_ffi: error of kind bytes: 1 byte");
+    SK_OK_OR_FAIL(sk_value_set_array(&v, items, 1));
+    check_error_description(v, "sk_ffi: error of kind array: 1 item");
     expect_no_ffi_live_objects();
 }
 
