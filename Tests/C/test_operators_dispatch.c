@@ -63,6 +63,41 @@ Test(operators_dispatch, deliver_on_drops_pending_events_after_dispose, .timeout
     expect_no_live_objects(1, host);
 }
 
+/* The values waiting in a deliver_on at a dispose are released by the
+ * dispose, never delivered: they waited for the queue's next drain (on a
+ * host-drained queue the host may never drain again, until the queue
+ * closed); and a value a put brings after the dispose is released at once. */
+Test(operators_dispatch, deliver_on_releases_the_values_waiting_at_a_dispose, .timeout = SK_TEST_TIMEOUT) {
+    counter released;
+    counter_init(&released);
+    sk_queue *host = host_queue("test.deliver_on.dispose");
+    sk_pipe *pipe = NULL;
+    sk_signal *signal = NULL, *delivered = NULL;
+    SK_OK_OR_FAIL(sk_pipe_create(&pipe, false));
+    SK_OK_OR_FAIL(sk_pipe_signal(&signal, pipe));
+    SK_OK_OR_FAIL(sk_signal_deliver_on(&delivered, signal, host));
+    recorder r;
+    recorder_init(&r);
+    sk_disposable *subscription = recorder_start(&r, delivered);
+    for (int i = 0; i < 3; i++) {
+        sk_value v;
+        SK_OK_OR_FAIL(sk_value_set_pointer(&v, &released, counter_hit));
+        SK_OK_OR_FAIL(sk_pipe_put(pipe, &v));
+        sk_value_release(&v);
+    }
+    cr_expect_eq(counter_get(&released), 0, "the values wait for the queue");
+    sk_disposable_dispose(subscription);
+    cr_expect_eq(counter_get(&released), 3, "the dispose released the values waiting (%d released)", counter_get(&released));
+    SK_OK_OR_FAIL(sk_queue_host_drain(host, 0, NULL));
+    recorder_expect(&r, "r", NULL, 0);
+    recorder_finish(&r, subscription);
+    sk_signal_release(delivered);
+    sk_signal_release(signal);
+    sk_pipe_release(pipe);
+    counter_destroy(&released);
+    expect_no_live_objects(1, host);
+}
+
 /* A deliver-on whose queue (host-drained or virtual-time) closes when its
  * last handle is released, while the subscription stays: the values waiting
  * for the queue are released by the close, and every value put after it is

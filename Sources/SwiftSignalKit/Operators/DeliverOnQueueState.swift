@@ -28,8 +28,15 @@
 /// rather than piling up until the subscription ends. (Dispatch queues never
 /// drop work; their path is unchanged.)
 ///
+/// A dispose reaches the state at once through its `disposer` (the
+/// subscription's disposable, which holds it unretained: see
+/// `_UnretainedDisposable`): the events waiting are released then, never
+/// delivered, and so is what a put still racing with the dispose brings;
+/// nothing of the subscription's waits for the next drain (on a host-drained
+/// queue that is not drained again, it waited until the queue closed).
+///
 /// Thread-safety: `put` may be called from any thread; the mutex guards only
-/// the buffer and the scheduled flag, never a delivery or a release.
+/// the buffer and the flags, never a delivery or a release.
 @usableFromInline
 final class _DeliverOnQueueState<T, E>: _QueueWork, @unchecked Sendable {
     @usableFromInline
@@ -50,6 +57,13 @@ final class _DeliverOnQueueState<T, E>: _QueueWork, @unchecked Sendable {
     // Guarded by `mutex`.
     @exclusivity(unchecked) @usableFromInline var pending: [Event] = []
     @exclusivity(unchecked) @usableFromInline var scheduled = false
+    /// The subscription was disposed: events are released as they come.
+    @exclusivity(unchecked) @usableFromInline var disposed = false
+    /// The upstream's subscription, set once when it has started, before
+    /// the disposer is handed out as the subscription's disposable.
+    @exclusivity(unchecked) @usableFromInline var upstream: (any Disposable)?
+    /// The subscription's disposable, told when the state goes.
+    @exclusivity(unchecked) @usableFromInline var disposer: _UnretainedDisposable<_DeliverOnQueueState<T, E>>?
 
     @inlinable
     init(queue: Queue, subscriber: Subscriber<T, E>) {
@@ -62,6 +76,10 @@ final class _DeliverOnQueueState<T, E>: _QueueWork, @unchecked Sendable {
         })
     }
 
+    deinit {
+        self.disposer?.targetEnded()
+    }
+
     @inlinable
     func put(_ event: Event) {
         if self.queue.isCurrent() {
@@ -69,6 +87,10 @@ final class _DeliverOnQueueState<T, E>: _QueueWork, @unchecked Sendable {
             return
         }
         self.mutex.lock()
+        if _slowPath(self.disposed) {
+            self.mutex.unlock()
+            return
+        }
         self.pending.append(event)
         let schedule = !self.scheduled
         self.scheduled = true
@@ -142,5 +164,21 @@ final class _DeliverOnQueueState<T, E>: _QueueWork, @unchecked Sendable {
             // storage is reused unless a burst grew it past the limit.
             batch.removeAll(keepingCapacity: batch.capacity <= Self.spareCapacityLimit)
         }
+    }
+}
+
+extension _DeliverOnQueueState: Disposable {
+    /// The subscription's dispose: the upstream's first (no event starts
+    /// after it), then the events waiting are released, outside the lock;
+    /// a drain scheduled finds none, and later puts release theirs.
+    @usableFromInline
+    func dispose() {
+        self.upstream?.dispose()
+        self.mutex.lock()
+        self.disposed = true
+        let dropped = self.pending
+        self.pending = []
+        self.mutex.unlock()
+        withExtendedLifetime(dropped) {}
     }
 }

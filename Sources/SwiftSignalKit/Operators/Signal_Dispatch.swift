@@ -19,13 +19,16 @@ public func deliverOn<T, E>(_ queue: Queue) -> (Signal<T, E>) -> Signal<T, E> {
     return { signal in
         return Signal<T, E> { subscriber in
             let state = _DeliverOnQueueState(queue: queue, subscriber: subscriber)
-            return signal.start(downstream: subscriber, next: { next in
+            state.upstream = signal.start(downstream: subscriber, next: { next in
                 state.put(.next(next))
             }, error: { error in
                 state.put(.error(error))
             }, completed: {
                 state.put(.completed)
             })
+            let disposer = _UnretainedDisposable(state)
+            state.disposer = disposer
+            return disposer
         }
     }
 }
