@@ -659,56 +659,80 @@ static void stall_run(void *ctx) {
     cr_expect(gate_wait(&s->open, SK_WAIT_SECONDS), "the stalled queue was let go");
 }
 
+/* A deliver_on_bounded of capacity 2 (SK_OVERFLOW_BLOCK) whose consumer is
+ * stalled (its serial queue held by a task until `s.open` opens), three
+ * values put into its pipe inside sk_nowait_begin() scopes: the third
+ * found the buffer full, and `waited` records its scope's room signal. */
+typedef struct stalled_room {
+    stall s;
+    sk_queue *queue;
+    sk_pipe *pipe;
+    sk_signal *source, *buffered, *room;
+    recorder values, waited;
+    sk_disposable *subscription, *wait;
+} stalled_room;
+
+static void stalled_room_begin(stalled_room *t, const char *name, drop_log *drops) {
+    memset(t, 0, sizeof *t);
+    gate_init(&t->s.open);
+    counter_init(&t->s.entered);
+    SK_OK_OR_FAIL(sk_queue_create(&t->queue, name));
+    SK_OK_OR_FAIL(sk_queue_async(t->queue, stall_run, &t->s, NULL));
+    cr_assert(counter_wait(&t->s.entered, 1, SK_WAIT_SECONDS), "the queue is stalled");
+    SK_OK_OR_FAIL(sk_pipe_create(&t->pipe, false));
+    SK_OK_OR_FAIL(sk_pipe_signal(&t->source, t->pipe));
+    SK_OK_OR_FAIL(sk_signal_deliver_on_bounded(&t->buffered, t->source, t->queue, 2, SK_OVERFLOW_BLOCK, drops ? drop_log_on_drop : NULL,
+                                               drops, drops ? drop_log_release : NULL));
+    recorder_init(&t->values);
+    t->subscription = recorder_start(&t->values, t->buffered);
+    for (int64_t i = 0; i < 3; i++) {
+        SK_OK_OR_FAIL(sk_nowait_begin());
+        pipe_put_int(t->pipe, i);
+        SK_OK_OR_FAIL(sk_nowait_end(&t->room));
+        if (i < 2) {
+            cr_assert_null(t->room, "value %lld had room: no room signal", (long long)i);
+        }
+    }
+    cr_assert_not_null(t->room, "the third value found the buffer full: a room signal");
+    recorder_init(&t->waited);
+    t->wait = recorder_start(&t->waited, t->room);
+    cr_expect(!rec_terminated(&t->waited, NULL), "no room while the consumer is stalled");
+}
+
+/* Expects the room signal completed and its observer released (it waits
+ * for them: they come on the thread that made room). */
+static void stalled_room_expect_completed(stalled_room *t, const char *why) {
+    cr_assert(recorder_wait_terminated(&t->waited), "%s", why);
+    cr_assert(recorder_wait_release(&t->waited), "its observer was released");
+    recorder_expect(&t->waited, "cr", NULL, 0);
+}
+
+static void stalled_room_end(stalled_room *t) {
+    recorder_finish(&t->waited, t->wait);
+    recorder_finish(&t->values, t->subscription);
+    sk_signal_release(t->room);
+    sk_signal_release(t->buffered);
+    sk_signal_release(t->source);
+    sk_pipe_release(t->pipe);
+    expect_no_live_objects(1, t->queue);
+    gate_destroy(&t->s.open);
+    counter_destroy(&t->s.entered);
+}
+
 /* The consumer of a deliver_on_bounded of capacity 2 (SK_OVERFLOW_BLOCK) is
  * stalled: puts made inside scopes never wait; the one that finds the
  * buffer full leaves its value beyond the capacity and its scope's room
  * signal completes only once the consumer goes on; every value arrives, in
  * order. */
 Test(operators_dispatch, a_put_without_waiting_leaves_its_value_beyond_the_capacity_and_its_room_signal_completes_with_room, .timeout = SK_TEST_TIMEOUT) {
-    stall s;
-    gate_init(&s.open);
-    counter_init(&s.entered);
-    sk_queue *queue = NULL;
-    SK_OK_OR_FAIL(sk_queue_create(&queue, "nowait"));
-    SK_OK_OR_FAIL(sk_queue_async(queue, stall_run, &s, NULL));
-    cr_assert(counter_wait(&s.entered, 1, SK_WAIT_SECONDS), "the queue is stalled");
-    sk_pipe *pipe = NULL;
-    sk_signal *source = NULL, *buffered = NULL, *room = NULL;
-    SK_OK_OR_FAIL(sk_pipe_create(&pipe, false));
-    SK_OK_OR_FAIL(sk_pipe_signal(&source, pipe));
-    SK_OK_OR_FAIL(sk_signal_deliver_on_bounded(&buffered, source, queue, 2, SK_OVERFLOW_BLOCK, NULL, NULL, NULL));
-    recorder values;
-    recorder_init(&values);
-    sk_disposable *subscription = recorder_start(&values, buffered);
-    for (int64_t i = 0; i < 3; i++) {
-        SK_OK_OR_FAIL(sk_nowait_begin());
-        pipe_put_int(pipe, i);
-        SK_OK_OR_FAIL(sk_nowait_end(&room));
-        if (i < 2) {
-            cr_assert_null(room, "value %lld had room: no room signal", (long long)i);
-        }
-    }
-    cr_assert_not_null(room, "the third value found the buffer full: a room signal");
-    recorder waited;
-    recorder_init(&waited);
-    sk_disposable *wait = recorder_start(&waited, room);
-    cr_expect(!rec_terminated(&waited, NULL), "no room while the consumer is stalled");
-    gate_open(&s.open);
-    cr_assert(recorder_wait_terminated(&waited), "the room signal completed once the consumer went on");
-    cr_assert(recorder_wait_release(&waited), "its observer was released");
-    recorder_expect(&waited, "cr", NULL, 0);
-    recorder_finish(&waited, wait);
-    cr_assert(recorder_wait_nexts(&values, 3));
+    stalled_room t;
+    stalled_room_begin(&t, "nowait", NULL);
+    gate_open(&t.s.open);
+    stalled_room_expect_completed(&t, "the room signal completed once the consumer went on");
+    cr_assert(recorder_wait_nexts(&t.values, 3));
     const int64_t expected[] = {0, 1, 2};
-    recorder_expect(&values, "nnn", expected, 3);
-    recorder_finish(&values, subscription);
-    sk_signal_release(room);
-    sk_signal_release(buffered);
-    sk_signal_release(source);
-    sk_pipe_release(pipe);
-    expect_no_live_objects(1, queue);
-    gate_destroy(&s.open);
-    counter_destroy(&s.entered);
+    recorder_expect(&t.values, "nnn", expected, 3);
+    stalled_room_end(&t);
 }
 
 /* A dispose lets a producer waiting for room go at once, with the queue
@@ -718,52 +742,19 @@ Test(operators_dispatch, a_put_without_waiting_leaves_its_value_beyond_the_capac
  * put made without waiting (its room signal completes when the wait would
  * end: the same wake-up as a blocked thread's). */
 Test(operators_dispatch, a_dispose_lets_a_producer_waiting_for_room_go_with_the_queue_stalled, .timeout = SK_TEST_TIMEOUT) {
-    stall s;
-    gate_init(&s.open);
-    counter_init(&s.entered);
-    sk_queue *queue = NULL;
-    SK_OK_OR_FAIL(sk_queue_create(&queue, "dispose.room"));
-    SK_OK_OR_FAIL(sk_queue_async(queue, stall_run, &s, NULL));
-    cr_assert(counter_wait(&s.entered, 1, SK_WAIT_SECONDS), "the queue is stalled");
-    sk_pipe *pipe = NULL;
-    sk_signal *source = NULL, *buffered = NULL, *room = NULL;
-    SK_OK_OR_FAIL(sk_pipe_create(&pipe, false));
-    SK_OK_OR_FAIL(sk_pipe_signal(&source, pipe));
     drop_log drops = {0};
-    SK_OK_OR_FAIL(sk_signal_deliver_on_bounded(&buffered, source, queue, 2, SK_OVERFLOW_BLOCK, drop_log_on_drop, &drops, drop_log_release));
-    recorder values;
-    recorder_init(&values);
-    sk_disposable *subscription = recorder_start(&values, buffered);
-    for (int64_t i = 0; i < 3; i++) {
-        SK_OK_OR_FAIL(sk_nowait_begin());
-        pipe_put_int(pipe, i);
-        SK_OK_OR_FAIL(sk_nowait_end(&room));
-    }
-    cr_assert_not_null(room, "the third value found the buffer full: a room signal");
-    recorder waited;
-    recorder_init(&waited);
-    sk_disposable *wait = recorder_start(&waited, room);
-    cr_expect(!rec_terminated(&waited, NULL), "no room while the consumer is stalled");
-    sk_disposable_dispose(subscription);
-    cr_assert(recorder_wait_terminated(&waited), "the dispose let the waiting producer go, the queue still stalled");
-    cr_assert(recorder_wait_release(&waited), "its observer was released");
-    recorder_expect(&waited, "cr", NULL, 0);
+    stalled_room t;
+    stalled_room_begin(&t, "dispose.room", &drops);
+    sk_disposable_dispose(t.subscription);
+    stalled_room_expect_completed(&t, "the dispose let the waiting producer go, the queue still stalled");
     /* Puts after the dispose neither wait nor reach on_drop. */
-    pipe_put_int(pipe, 3);
+    pipe_put_int(t.pipe, 3);
     expect_drops(&drops, NULL, 0, "disposed");
-    gate_open(&s.open);
-    flush_queue(queue);
-    recorder_expect(&values, "r", NULL, 0); /* nothing delivered; the observer released */
-    recorder_finish(&waited, wait);
-    recorder_finish(&values, subscription);
-    sk_signal_release(room);
-    sk_signal_release(buffered);
-    sk_signal_release(source);
-    sk_pipe_release(pipe);
+    gate_open(&t.s.open);
+    flush_queue(t.queue);
+    recorder_expect(&t.values, "r", NULL, 0); /* nothing delivered; the observer released */
+    stalled_room_end(&t);
     cr_expect_eq(drops.released, 1, "the drop callback's release ran %d times", drops.released);
-    expect_no_live_objects(1, queue);
-    gate_destroy(&s.open);
-    counter_destroy(&s.entered);
 }
 
 Test(operators_dispatch, nowait_end_without_a_scope_or_with_null_says_so, .timeout = SK_TEST_TIMEOUT) {
