@@ -8,7 +8,7 @@ import collections
 import concurrent.futures
 import weakref
 from typing import (TYPE_CHECKING, Any, AsyncIterable, Callable, Generator, Generic, List, Optional, Tuple, TypeVar,
-                    Union, cast)
+                    Union)
 
 from ._core import C, _LazyModule
 from ._handle import Disposable, _Uncopyable
@@ -40,17 +40,8 @@ class _LoopQueue(Queue):
     deliveries still have their queue and the reader never watches a
     descriptor the library closed."""
 
-    _loop: "Optional[weakref.ref[asyncio.AbstractEventLoop]]" = None
-    _loop_bound = True
-
     def close(self) -> None:
         """Nothing: the loop owns its queue (released when the loop closes)."""
-
-    def _closed_loop(self) -> bool:
-        """Whether the loop has closed (or is gone): nothing drains this
-        queue any more."""
-        loop = self._loop() if self._loop is not None else None
-        return loop is None or loop.is_closed()
 
 
 def asyncio_queue(loop: Optional[asyncio.AbstractEventLoop] = None) -> Queue:
@@ -68,9 +59,8 @@ def asyncio_queue(loop: Optional[asyncio.AbstractEventLoop] = None) -> Queue:
     held = _queues.get(loop)
     queue = held() if held is not None else None
     if queue is None:
-        made = cast(_LoopQueue, _LoopQueue.host("asyncio"))
-        made._loop = weakref.ref(loop)
-        queue = made
+        queue = _LoopQueue.host("asyncio")
+        queue._loop = weakref.ref(loop)
         loop.add_reader(queue.fileno(), queue.drain)
         _queues[loop] = weakref.ref(queue)
     return queue

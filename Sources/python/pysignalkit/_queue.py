@@ -42,15 +42,18 @@ class Queue(_Handle):
     reference to a library object): copy.copy and copy.deepcopy return it
     itself; pickling raises TypeError."""
     _release = staticmethod(C.queue_release)
-    # An asyncio loop's queue (asyncio_queue, _asyncio._LoopQueue): a signal
-    # made on it fails its starts once the loop closed (_signal_core).
-    _loop_bound = False
+    # The loop of an asyncio loop's queue (asyncio_queue, _asyncio._LoopQueue),
+    # held weakly; None for every other queue. A signal made on such a queue
+    # fails its starts once that loop closed (_signal_core._on_open_loop).
+    _loop: Optional[Callable[[], Any]] = None
 
     def _closed_loop(self) -> bool:
-        """Whether this is an asyncio loop's queue (asyncio_queue) whose loop
-        has closed: nothing drains it any more. False for every other
-        queue."""
-        return False
+        """Whether this is an asyncio loop's queue whose loop has closed (or
+        is gone): nothing drains it any more. False for every other queue."""
+        if self._loop is None:
+            return False
+        loop = self._loop()
+        return loop is None or bool(loop.is_closed())
 
     @classmethod
     def host(cls, name: str = "python") -> "Queue":

@@ -50,7 +50,7 @@ def _new_signal(function: Any, *args: Any) -> "Signal[Any]":
     _check(_call_with(function, byref(out), *args))
     signal: Signal[Any] = _core._signal_type(out.value)
     for arg in args:
-        if isinstance(arg, Queue) and arg._loop_bound:
+        if isinstance(arg, Queue) and arg._loop is not None:
             return _on_open_loop(signal, arg)
     return signal
 
