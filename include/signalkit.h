@@ -66,7 +66,11 @@
  *   terminal event (an error or a completion), and its terminal callback
  *   never overlaps a value callback, whatever the threads: a value callback
  *   that has begun returns before the terminal callback runs, and none
- *   begins once the terminal event has been put. So a terminal event put
+ *   begins after it. A value whose put races with the terminal event's put
+ *   is either delivered before the terminal callback (its callback may begin
+ *   after the terminal put has returned: the terminal event waits for it)
+ *   or dropped; a value put once the terminal put has returned is dropped.
+ *   So a terminal event put
  *   while values are being delivered on other threads runs on the thread
  *   whose value callback returns last, right after it returns (the put
  *   returns without waiting); on a subscription to a pipe, once that
@@ -3154,8 +3158,9 @@ int sk_signal_merge_map(sk_signal **out, sk_signal *signal, size_t max_concurren
  * signal: subscribe to it from the callback that receives the array to miss
  * none of its values, whatever the threads that deliver them (a later
  * subscriber receives the values from then on). The completion of `signal`
- * completes every group, then the result; its error fails every group, then
- * the result; a group subscribed after its end receives that event at once,
+ * completes every group, in the order the groups were delivered, then the
+ * result; its error fails every group, in that order, then the result; a
+ * group subscribed after its end receives that event at once,
  * as a pipe's later subscriber does. Disposing the subscription disposes
  * `signal` and ends the groups without an event (a group subscribed later
  * receives nothing, and its observer's release runs at once). Each array value

@@ -341,6 +341,105 @@ Test(operators_meta, group_by_splits_by_key_and_completes_every_group, .timeout 
     expect_no_live_objects(0);
 }
 
+/* The order in which group_by's groups end: each group's observer and the
+ * result's write their key (-1 for the result) to `log`. */
+#define ORDER_KEYS 10
+
+typedef struct end_log {
+    int64_t ends[ORDER_KEYS + 1];
+    int count;
+    sk_disposable *groups[ORDER_KEYS];
+    int started;
+} end_log;
+
+typedef struct group_end {
+    end_log *log;
+    int64_t key;
+} group_end;
+
+static group_end group_ends[ORDER_KEYS];
+
+static void log_end(void *ctx) {
+    group_end *end = ctx;
+    if (end->log->count > ORDER_KEYS) {
+        sk_test_abort("group_by: more ends than groups", SK_ERR_INVALID_ARGUMENT);
+    }
+    end->log->ends[end->log->count++] = end->key;
+}
+
+static void log_error_end(void *ctx, const sk_value *error) {
+    (void)error;
+    log_end(ctx);
+}
+
+static void identity_key(void *ctx, const sk_value *value, sk_value *out) {
+    (void)ctx;
+    sk_value_set_int64(out, value_int(value));
+}
+
+/* The result's value callback (its context the result's own group_end, of
+ * key -1): starts each group with an observer logging its end. */
+static void start_logged_group(void *ctx, const sk_value *pair) {
+    end_log *log = ((group_end *)ctx)->log;
+    const sk_value *key = NULL, *item = NULL;
+    sk_signal *signal = NULL;
+    SK_OK_OR_ABORT(sk_value_get_array_item(pair, 0, &key));
+    SK_OK_OR_ABORT(sk_value_get_array_item(pair, 1, &item));
+    SK_OK_OR_ABORT(sk_value_get_signal(item, &signal));
+    if (log->started >= ORDER_KEYS) {
+        sk_test_abort("group_by: more groups than keys", SK_ERR_INVALID_ARGUMENT);
+    }
+    group_end *end = &group_ends[log->started];
+    end->log = log;
+    end->key = value_int(key);
+    sk_observer observer = { NULL, log_error_end, log_end, end, NULL };
+    SK_OK_OR_ABORT(sk_signal_start(&log->groups[log->started], signal, &observer));
+    log->started++;
+}
+
+/* The groups end in the order they were delivered, whatever their keys, then
+ * the result, for a completion and for an error (they ended in the order of
+ * a Swift dictionary, which changes from one process to the next). */
+Test(operators_meta, group_by_ends_the_groups_in_the_order_they_were_delivered, .timeout = SK_TEST_TIMEOUT) {
+    const int64_t keys[ORDER_KEYS] = { 7, 3, 12, 0, 5, 9, 1, 4, 11, 2 };
+    for (int fails = 0; fails < 2; fails++) {
+        sk_pipe *pipe = NULL;
+        sk_signal *source = NULL, *grouped = NULL;
+        sk_disposable *d = NULL;
+        end_log log = { .count = 0 };
+        group_end outer = { &log, -1 };
+        SK_OK_OR_FAIL(sk_pipe_create(&pipe, false));
+        SK_OK_OR_FAIL(sk_pipe_signal(&source, pipe));
+        SK_OK_OR_FAIL(sk_signal_group_by(&grouped, source, identity_key, NULL, NULL));
+        sk_observer observer = { start_logged_group, log_error_end, log_end, &outer, NULL };
+        SK_OK_OR_FAIL(sk_signal_start(&d, grouped, &observer));
+        for (int i = 0; i < ORDER_KEYS; i++) {
+            sk_value v = int_value(keys[i]);
+            SK_OK_OR_FAIL(sk_pipe_put(pipe, &v));
+        }
+        if (fails) {
+            sk_value error = int_value(-2);
+            SK_OK_OR_FAIL(sk_pipe_put_error(pipe, &error));
+        } else {
+            SK_OK_OR_FAIL(sk_pipe_put_completion(pipe));
+        }
+        cr_assert_eq(log.count, ORDER_KEYS + 1, "%d ends", log.count);
+        cr_assert_eq(log.ends[ORDER_KEYS], -1, "the result ends last");
+        for (int i = 0; i < ORDER_KEYS; i++) {
+            cr_assert_eq(log.ends[i], keys[i], "%s: end %d is group %lld, expected %lld", fails ? "error" : "completion", i,
+                         (long long)log.ends[i], (long long)keys[i]);
+        }
+        for (int i = 0; i < ORDER_KEYS; i++) {
+            sk_disposable_release(log.groups[i]);
+        }
+        sk_disposable_release(d);
+        sk_signal_release(grouped);
+        sk_signal_release(source);
+        sk_pipe_release(pipe);
+    }
+    expect_no_live_objects(0);
+}
+
 /* Issue 40: group_by under threads. GROUP_THREADS threads put GROUP_PUTS
  * values each into one pipe; each of the GROUP_KEYS groups is subscribed
  * from the callback that receives its [key, group] array, as the header

@@ -138,7 +138,7 @@ def method(function, shape, name):
         return bounded_methods(function, shape, name, doc)
     call = f"sys::{c}"
     if shape == "unary":
-        head, uses = f"pub fn {name}(&self) -> Signal<T>", {"operator"}
+        head, uses = f"pub fn {name}(&self) -> {words.get('result', 'Signal<T>')}", {"operator"}
         body = [f"operator(|out| unsafe {{ {call}(out, self.as_raw()) }})"]
     elif shape == "count":
         head, uses = f"pub fn {name}(&self, {params[0]}: usize) -> Signal<T>", {"operator"}

@@ -11,7 +11,8 @@ docstring is the brief, with what the shape adds, and the signature the
 shape's (bindings.python_signature). The signature's parameter names are the
 method's keywords: keep them when changing the words.
 RUST: {C function: {"doc": the method's rustdoc comment, "example": a
-paragraph added after it (a doc test)}}; without a "doc" the comment is the
+paragraph added after it (a doc test), "result": the result type of a
+unary method, when not `Signal<T>`}}; without a "doc" the comment is the
 brief in the crate's words, with what the shape adds (bindings_rust.py).
 SHARED: the operator pages' words (tools/docs/site.py, `shared_words`): a
 brief in words that hold in C, C++, Python, Rust and Swift alike, the
@@ -26,6 +27,12 @@ CPP = {
 }
 
 RUST = {
+    "sk_signal_last": {
+        "doc": """Only the last value, when `self` completes: `Some(value)`, or `None` when `self` completed
+without a value (the library's nil), then the completion (`sk_signal_last`; Swift's `last`
+gives a `T?` and Python's an `Optional` likewise).""",
+        "result": "Signal<Option<T>>",
+    },
     "sk_signal_map": {
         "example": """```
 use rsignalkit::Signal;

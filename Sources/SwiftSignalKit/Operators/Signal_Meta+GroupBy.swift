@@ -5,8 +5,9 @@
 /// the pair to miss none of its values, whatever the threads that emit them
 /// (a later subscriber receives the values from then on).
 ///
-/// The upstream's completion completes every group, then the outer signal;
-/// its error fails every group, then the outer signal. A group's signal
+/// The upstream's completion completes every group, in the order the groups
+/// were made (their first values' order), then the outer signal; its error
+/// fails every group, in that order, then the outer signal. A group's signal
 /// subscribed after its group has ended receives that terminal event at
 /// once, as a pipe's later subscriber does. Disposing the outer subscription
 /// disposes the upstream and ends the groups without an event (their
@@ -15,7 +16,7 @@
 ///
 /// Thread-safety: the upstream may emit from any thread; `key` runs on the
 /// upstream's thread, never under a lock. The groups live in a dictionary
-/// under a lock never held while anything is delivered. While the pair of a
+/// (and in the order they were made, for their ends) under a lock never held while anything is delivered. While the pair of a
 /// new group is being delivered, the values of that key that other threads
 /// emit wait, in order, and reach the group right after the first value,
 /// on the thread that delivered the pair; each thread's values of one key
@@ -116,6 +117,9 @@ final class _SignalGroups<K: Hashable, T, E>: @unchecked Sendable {
     // Guarded by `mutex` (as are the groups' `open`, `held` and `terminal`).
     @usableFromInline let mutex = _Mutex()
     @exclusivity(unchecked) @usableFromInline var groups: [K: _SignalGroup<T, E>] = [:]
+    /// The groups in the order they were made: the order they end in (a
+    /// dictionary's order changes from one process to the next).
+    @exclusivity(unchecked) @usableFromInline var made: [_SignalGroup<T, E>] = []
     @exclusivity(unchecked) @usableFromInline var ended = false
     /// The group of the last value routed, by key: a run of values of one
     /// key is routed without hashing the key.
@@ -156,6 +160,7 @@ final class _SignalGroups<K: Hashable, T, E>: @unchecked Sendable {
         }
         let group = _SignalGroup<T, E>()
         self.groups[key] = group
+        self.made.append(group)
         self.mutex.unlock()
         return .announce(group)
     }
@@ -193,8 +198,8 @@ final class _SignalGroups<K: Hashable, T, E>: @unchecked Sendable {
     }
 
     /// Ends the groups with the upstream's `terminal`: returns the open ones,
-    /// for the caller to end; a group still being announced ends when it
-    /// opens. Later values make no group.
+    /// in the order they were made, for the caller to end; a group still
+    /// being announced ends when it opens. Later values make no group.
     @inlinable
     func end(_ terminal: _SignalGroupTerminal<E>) -> [_SignalGroup<T, E>] {
         self.mutex.lock()
@@ -203,16 +208,18 @@ final class _SignalGroups<K: Hashable, T, E>: @unchecked Sendable {
         self.lastKey = nil
         self.lastGroup = nil
         var open: [_SignalGroup<T, E>] = []
-        for group in self.groups.values {
+        for group in self.made {
             if group.open {
                 open.append(group)
             } else {
                 group.terminal = terminal
             }
         }
+        let groups = self.groups
         self.groups = [:]
+        self.made = []
         self.mutex.unlock()
-        withExtendedLifetime(last) {}
+        withExtendedLifetime((last, groups)) {}
         return open
     }
 
@@ -223,13 +230,15 @@ final class _SignalGroups<K: Hashable, T, E>: @unchecked Sendable {
     func close() {
         self.mutex.lock()
         self.ended = true
-        let groups = Array(self.groups.values)
+        let groups = self.made
+        let keyed = self.groups
         let last = (self.lastKey, self.lastGroup)
         self.groups = [:]
+        self.made = []
         self.lastKey = nil
         self.lastGroup = nil
         self.mutex.unlock()
-        withExtendedLifetime(last) {}
+        withExtendedLifetime((last, keyed)) {}
         for group in groups {
             group.pipe.broadcaster.close()
         }

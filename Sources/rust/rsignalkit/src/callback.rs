@@ -279,8 +279,8 @@ pub(crate) fn into_ctx<C: Send + 'static>(ctx: C) -> *mut c_void {
 /// The release of a context made by [`into_ctx`]: drops it, on whatever
 /// thread the library runs the release (hence `Send`).
 pub(crate) unsafe extern "C" fn release_ctx<C>(ctx: *mut c_void) {
-    if catching(|| drop(Box::from_raw(ctx as *mut C))).is_err() {
-        report_failure("release", "the drop of a closure panicked");
+    if let Err(message) = catching(|| drop(Box::from_raw(ctx as *mut C))) {
+        report_failure("release", &format!("the drop of a closure {}", message));
     }
 }
 
@@ -335,7 +335,9 @@ static HOOK: RwLock<Option<SharedHook>> = RwLock::new(None);
 /// - `"dispose"`, `"work"`, `"timer"`: a panic in a
 ///   [`Disposable::action`](crate::Disposable::action)'s action, a queue's
 ///   work, a timer's closure;
-/// - `"release"`: a closure or a carried value whose drop panicked.
+/// - `"release"`: a closure or a carried value whose drop panicked
+///   (`"the drop of a closure panicked: MESSAGE"`, `"the drop of a value
+///   panicked: MESSAGE"`).
 ///
 /// ```
 /// use rsignalkit::{set_failure_hook, Signal};

@@ -1,5 +1,6 @@
 //! Signals, subscribers, subscriptions and disposables.
 use std::marker::PhantomData;
+use std::sync::atomic::{AtomicPtr, AtomicU8, Ordering};
 use std::sync::{Mutex, PoisonError};
 use std::os::raw::c_void;
 use std::ptr::{self, NonNull};
@@ -194,22 +195,25 @@ impl<T: Value> Signal<T> {
     /// The error closure receives the error event's value: a panic in an
     /// operator's closure (a `map`, say) arrives as
     /// `AnyValue::String("panicked: MESSAGE")`. A value that does not
-    /// convert to `T`, or a panic in the next closure, ends the subscription
-    /// with an [`AnyValue::Failure`] (its message), and nothing more is
-    /// delivered. Without an error closure, the error goes to the failure
+    /// convert to `T`, or a panic in the next closure, disposes the
+    /// subscription (its upstream stops at once, also when detached) and
+    /// ends it with an [`AnyValue::Failure`] (its message) to the error
+    /// closure; nothing more is delivered. Without an error closure, the error goes to the failure
     /// hook ([`crate::set_failure_hook`], `where` = `"unhandled error"`).
     pub fn start(&self, observer: Observer<T>) -> Result<Subscription, Error> {
         self.start_sink(observer)
     }
 
     fn start_sink<S: Sink<T>>(&self, sink: S) -> Result<Subscription, Error> {
-        let ctx = into_ctx(ObserverCtx::new(sink));
+        // Safety: a query without arguments.
+        let checking = unsafe { sys::sk_handle_checking() };
+        let ctx = into_ctx(ObserverCtx::new(sink, checking));
         let c_observer = sys::sk_observer {
             next: Some(observer_next::<T, S>),
             error: Some(observer_error::<T, S>),
             completed: if S::WANTS_COMPLETION { Some(observer_completed::<T, S>) } else { None },
             ctx,
-            release: Some(release_ctx::<ObserverCtx<T, S>>),
+            release: Some(observer_release::<T, S>),
         };
         let mut out = ptr::null_mut();
         // Safety: the observer is copied; ctx is released by the library.
@@ -217,7 +221,11 @@ impl<T: Value> Signal<T> {
         // closures are dropped once the subscription has ended and the
         // Subscription's handle is released, which its drop does) is the C
         // API's cheapest start for an observer with a release function.
-        check(unsafe { sys::sk_signal_start_held(&mut out, self.as_raw(), &c_observer) })?;
+        let status = unsafe { sys::sk_signal_start_held(&mut out, self.as_raw(), &c_observer) };
+        // Safety: the context lives until `started` says it may go (see
+        // `ObserverCtx::link`).
+        unsafe { ObserverCtx::<T, S>::started(ctx, checking, NonNull::new(out)) };
+        check(status)?;
         Ok(Subscription { raw: NonNull::new(out), detached: false })
     }
 
@@ -418,6 +426,53 @@ struct ObserverCtx<T, S> {
     /// `Vec`, not a `VecDeque`: it is empty but for re-entrant deliveries,
     /// and an empty `Vec` costs nothing to drop.
     pending: Mutex<Vec<Pending>>,
+    /// The subscription's disposable, which a failure of the next closure
+    /// disposes (the upstream stops, as after any end: docs/semantics.md):
+    /// null until the start has returned it, [`LINK_ENDED`] once a failure
+    /// took it (or came before it was known: then the start disposes it).
+    /// Without handle checking it is the observer itself (the held start,
+    /// signalkit.h), so it lives while a callback of this context runs and
+    /// is not retained (a reference would keep the observer alive for
+    /// ever). With handle checking the disposable is an object of its own,
+    /// which the user may release while the subscription goes on: this
+    /// context holds a reference to it, let go when the context goes (it
+    /// goes when the subscription ends: no cycle).
+    link: AtomicPtr<sys::sk_disposable>,
+    /// Whether `link` is a reference of this context's (handle checking).
+    retains_link: bool,
+    /// With handle checking, [`STARTING`] until the start has stored the
+    /// link, and [`RELEASED`] once the library has released the context:
+    /// a subscription that ends during its start releases the context
+    /// before the start returns, and the start still writes to it (the
+    /// last of the two drops it). Without handle checking the disposable
+    /// the start returns holds the context: it lives.
+    life: AtomicU8,
+}
+
+/// [`ObserverCtx::link`] once a failure of the next closure took it.
+const LINK_ENDED: *mut sys::sk_disposable = 1 as *mut sys::sk_disposable;
+/// [`ObserverCtx::life`]: the start has not stored the link yet.
+const STARTING: u8 = 1;
+/// [`ObserverCtx::life`]: the library released the context.
+const RELEASED: u8 = 2;
+
+/// The release of an [`ObserverCtx`] (see `ObserverCtx::life`).
+unsafe extern "C" fn observer_release<T: Value, S: Sink<T>>(ctx: *mut c_void) {
+    let observer = ctx_ref::<ObserverCtx<T, S>>(ctx);
+    if observer.retains_link && observer.life.fetch_or(RELEASED, Ordering::AcqRel) & STARTING != 0 {
+        return; // the start drops it
+    }
+    release_ctx::<ObserverCtx<T, S>>(ctx)
+}
+
+impl<T, S> Drop for ObserverCtx<T, S> {
+    fn drop(&mut self) {
+        let link = *self.link.get_mut();
+        if self.retains_link && !link.is_null() && link != LINK_ENDED {
+            // Safety: this context's reference.
+            unsafe { sys::sk_disposable_release(link) }
+        }
+    }
 }
 
 enum Pending {
@@ -434,8 +489,65 @@ enum Event<'a> {
 }
 
 impl<T: Value, S: Sink<T>> ObserverCtx<T, S> {
-    fn new(sink: S) -> ObserverCtx<T, S> {
-        ObserverCtx { cell: FnCell::new(sink), _values: PhantomData, pending: Mutex::new(Vec::new()) }
+    fn new(sink: S, checking: bool) -> ObserverCtx<T, S> {
+        ObserverCtx {
+            cell: FnCell::new(sink),
+            _values: PhantomData,
+            pending: Mutex::new(Vec::new()),
+            link: AtomicPtr::new(ptr::null_mut()),
+            retains_link: checking,
+            life: AtomicU8::new(if checking { STARTING } else { 0 }),
+        }
+    }
+
+    /// After the start of the context `ctx` (made with handle checking
+    /// `checking`): stores the subscription's disposable (`disposable`; None
+    /// when the start failed), or disposes it when the next closure failed
+    /// meanwhile; then lets the context go if the library released it
+    /// meanwhile (handle checking).
+    ///
+    /// # Safety
+    /// `ctx` is the context given to the start, which was released by the
+    /// library only through [`observer_release`].
+    #[inline]
+    unsafe fn started(ctx: *mut c_void, checking: bool, disposable: Option<NonNull<sys::sk_disposable>>) {
+        if !checking && disposable.is_none() {
+            return; // the failed start released the context
+        }
+        let observer = ctx_ref::<ObserverCtx<T, S>>(ctx);
+        if let Some(disposable) = disposable {
+            let raw = disposable.as_ptr();
+            let link = if observer.retains_link { sys::sk_disposable_retain(raw) } else { raw };
+            if observer.link.compare_exchange(ptr::null_mut(), link, Ordering::AcqRel, Ordering::Acquire).is_err() {
+                // The next closure failed during the start.
+                sys::sk_disposable_dispose(raw);
+                if observer.retains_link {
+                    sys::sk_disposable_release(link);
+                }
+            }
+        }
+        if observer.retains_link && observer.life.fetch_and(!STARTING, Ordering::AcqRel) & RELEASED != 0 {
+            release_ctx::<ObserverCtx<T, S>>(ctx)
+        }
+    }
+
+    /// A failure of the next closure (a panic, a value not converted):
+    /// disposes the subscription, so that its upstream stops, from inside
+    /// the callback (which the library allows). Before the start has
+    /// returned the disposable, the start disposes it.
+    #[cold]
+    fn dispose_upstream(&self) {
+        let link = self.link.swap(LINK_ENDED, Ordering::AcqRel);
+        if link.is_null() || link == LINK_ENDED {
+            return;
+        }
+        // Safety: the disposable is alive (see `link`).
+        unsafe {
+            sys::sk_disposable_dispose(link);
+            if self.retains_link {
+                sys::sk_disposable_release(link);
+            }
+        }
     }
 
     /// Delivers a value: the per-value path, inlined into the C callback,
@@ -485,6 +597,7 @@ impl<T: Value, S: Sink<T>> ObserverCtx<T, S> {
     fn end_entered(&self, failure: AnyValue) {
         // Safety: the caller took the cell; it is closed below.
         let sink = unsafe { self.cell.entered() };
+        self.dispose_upstream();
         fail(sink, failure);
         self.end();
     }
@@ -548,8 +661,14 @@ impl<T: Value, S: Sink<T>> ObserverCtx<T, S> {
         let failure = match event {
             Event::Next(value) => match catching(|| T::from_value_fast(value).map(|v| sink.next(v))) {
                 Ok(Some(())) => None,
-                Ok(None) => Some(AnyValue::Failure(conversion_message::<T>(value))),
-                Err(message) => Some(AnyValue::Failure(message)),
+                Ok(None) => {
+                    self.dispose_upstream();
+                    Some(AnyValue::Failure(conversion_message::<T>(value)))
+                }
+                Err(message) => {
+                    self.dispose_upstream();
+                    Some(AnyValue::Failure(message))
+                }
             },
             Event::Error(value) => Some(AnyValue::from_value(value)),
             Event::Completed => {

@@ -391,8 +391,8 @@ struct Carrier<T> {
 unsafe extern "C" fn release_carrier<T>(pointer: *mut c_void) {
     // A payload whose drop panics must not unwind into C: the panic is
     // reported and the rest of the payload leaked.
-    if crate::callback::catching(|| drop(Box::from_raw(pointer as *mut Carrier<T>))).is_err() {
-        crate::callback::report_failure("release", "the drop of a value panicked");
+    if let Err(message) = crate::callback::catching(|| drop(Box::from_raw(pointer as *mut Carrier<T>))) {
+        crate::callback::report_failure("release", &format!("the drop of a value {}", message));
     }
 }
 

@@ -35,7 +35,9 @@ fn take_until_last_ignore_then_start_with() {
     for action in [TakeAction::Pass, TakeAction::Drop, TakeAction::PassAndComplete, TakeAction::Complete] {
         assert_eq!(TakeAction::new(action.passes(), action.completes()), action);
     }
-    assert_eq!(values(&s.last()), Ok(vec![4]));
+    assert_eq!(values(&s.last()), Ok(vec![Some(4)]));
+    // An empty source: None, then the completion (it failed converting the nil to an i64).
+    assert_eq!(values(&Signal::<i64>::complete().last()), Ok(vec![None]));
     assert_eq!(values(&s.ignore_values()), Ok(vec![]));
     assert_eq!(values(&s.take(1).then(&ints(&[9]))), Ok(vec![1, 9]));
     assert_eq!(values(&s.skip(3).start_with(0)), Ok(vec![0, 4]));

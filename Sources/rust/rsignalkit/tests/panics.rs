@@ -334,6 +334,88 @@ fn a_panic_in_next_ends_the_subscription_with_a_failure() {
     assert_eq!(*errors.lock().unwrap(), vec![AnyValue::Failure("panicked: next got two".into())]);
 }
 
+/// A pipe through `after_disposed` and a map that counts its calls:
+/// (the pipe, the signal, whether the pipe's subscription was disposed, the
+/// map's calls).
+fn counted(pipe: &Pipe<i64>) -> (Signal<i64>, Arc<AtomicBool>, Arc<AtomicUsize>) {
+    let (disposed, calls) = (Arc::new(AtomicBool::new(false)), Arc::new(AtomicUsize::new(0)));
+    let (flag, count) = (Arc::clone(&disposed), Arc::clone(&calls));
+    let signal = pipe.signal().after_disposed(move || flag.store(true, Ordering::SeqCst)).map(move |x: i64| {
+        count.fetch_add(1, Ordering::SeqCst);
+        x
+    });
+    (signal, disposed, calls)
+}
+
+// A failure of the observer's next closure ends the subscription as any end
+// does: its upstream is disposed at once (docs/semantics.md). Before, only
+// the observer's closures stopped: the upstream ran on (a map called for
+// every later put) until the Subscription was dropped, and for ever when it
+// was detached.
+#[test]
+fn a_failing_next_disposes_the_upstream_at_once() {
+    let _serial = common::serial();
+    for detach in [false, true] {
+        // A panic.
+        let pipe = Pipe::<i64>::new().unwrap();
+        let (signal, disposed, calls) = counted(&pipe);
+        let errors = Arc::new(Mutex::new(Vec::new()));
+        let e = Arc::clone(&errors);
+        let subscription = signal
+            .start(Observer::new().next(|v: i64| if v == 2 { panic!("next got two") }).error(move |error| e.lock().unwrap().push(error)))
+            .unwrap();
+        drop(signal);
+        let kept = if detach {
+            subscription.detach();
+            None
+        } else {
+            Some(subscription)
+        };
+        for v in 1..=5 {
+            pipe.put(v).unwrap();
+        }
+        assert!(disposed.load(Ordering::SeqCst), "the upstream is disposed (detached: {})", detach);
+        assert_eq!(calls.load(Ordering::SeqCst), 2, "the map stops at the failure (detached: {})", detach);
+        assert_eq!(*errors.lock().unwrap(), vec![AnyValue::Failure("panicked: next got two".into())]);
+        drop(kept);
+        // A value of another type (through `cast`), with `subscribe`.
+        let (signal, disposed, calls) = counted(&pipe);
+        let strings = signal.map(|x: i64| if x == 3 { AnyValue::String("three".into()) } else { AnyValue::Int(x) }).cast::<i64>();
+        let reports = reports_during(|| {
+            let subscription = strings.subscribe(|_| ()).unwrap();
+            if detach {
+                subscription.detach();
+            }
+            for v in 1..=5 {
+                pipe.put(v).unwrap();
+            }
+        });
+        assert!(disposed.load(Ordering::SeqCst), "the upstream is disposed (detached: {})", detach);
+        assert_eq!(calls.load(Ordering::SeqCst), 3);
+        assert_eq!(reports, vec!["unhandled error: signalkit: expected an int64, received a string".to_owned()]);
+        drop((pipe, signal, strings));
+        assert_eq!(live_objects(), 0, "nothing kept (detached: {})", detach);
+    }
+}
+
+// A failure during the start (a source that delivers at once and never
+// ends): the start disposes the subscription once it has its disposable.
+#[test]
+fn a_next_failing_during_the_start_disposes_the_upstream() {
+    let _serial = common::serial();
+    let disposed = Arc::new(AtomicBool::new(false));
+    let flag = Arc::clone(&disposed);
+    let source = Signal::concat(&[Signal::single(1i64), Signal::never()]).after_disposed(move || flag.store(true, Ordering::SeqCst));
+    let reports = reports_during(|| {
+        let subscription = source.subscribe(|_| panic!("at once")).unwrap();
+        assert!(disposed.load(Ordering::SeqCst), "disposed before the Subscription is dropped");
+        drop(subscription);
+    });
+    assert_eq!(reports, vec!["unhandled error: panicked: at once".to_owned()]);
+    drop(source);
+    assert_eq!(live_objects(), 0);
+}
+
 #[test]
 fn a_panicking_side_effect_or_on_drop_reaches_the_hook_with_its_kind() {
     let _serial = common::serial();
@@ -667,4 +749,30 @@ fn a_panicking_failure_hook_prints_the_failure() {
     let stderr = child_stderr("child_hook_panics", false);
     let expected = "signalkit: before_next: panicked: tap went wrong (the failure hook panicked: the hook broke)";
     assert!(stderr.contains(expected), "{:?} not printed:\n{}", expected, stderr);
+}
+
+/// A value whose drop panics.
+struct Bomb;
+
+impl Drop for Bomb {
+    fn drop(&mut self) {
+        panic!("bomb in drop")
+    }
+}
+
+// A closure whose drop panics reaches the hook with the panic's message
+// (it came without it).
+#[test]
+fn a_panicking_drop_reaches_the_hook_with_its_message() {
+    let _serial = common::serial();
+    let reports = reports_during(|| {
+        let bomb = Bomb;
+        let signal = Signal::single(1i64).map(move |x: i64| {
+            let _keep = &bomb;
+            x
+        });
+        drop(signal);
+    });
+    assert_eq!(reports, vec!["release: the drop of a closure panicked: bomb in drop".to_owned()]);
+    assert_eq!(live_objects(), 0);
 }

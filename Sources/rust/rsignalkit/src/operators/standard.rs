@@ -118,8 +118,10 @@ impl<T: Value> Signal<T> {
         })
     }
 
-    /// Only the last value, when `self` completes (`sk_signal_last`).
-    pub fn last(&self) -> Signal<T> {
+    /// Only the last value, when `self` completes: `Some(value)`, or `None` when `self` completed
+    /// without a value (the library's nil), then the completion (`sk_signal_last`; Swift's `last`
+    /// gives a `T?` and Python's an `Optional` likewise).
+    pub fn last(&self) -> Signal<Option<T>> {
         operator(|out| unsafe { sys::sk_signal_last(out, self.as_raw()) })
     }
 }
