@@ -269,7 +269,7 @@ class Disposable(_Failing, _Handle):
         try:
             callbacks = self._callbacks() if self._callbacks is not None else None
             if callbacks is not None:
-                callbacks.end()  # under the GIL: no callback of this subscription starts from here on
+                callbacks.cancel()  # under the GIL: no callback of this subscription starts from here on
             C.disposable_dispose(pointer)
         finally:
             self._exit()

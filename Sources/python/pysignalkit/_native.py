@@ -134,6 +134,10 @@ class _Gate:
         """No callable of the subscription starts from now on."""
         self.ended = True
 
+    def cancel(self) -> None:
+        """dispose() (Disposable.dispose): as end."""
+        self.end()
+
 
 def _native(signature: Signature, fn: Any, where: str, failures: Optional[_Recorder] = None,
             gate: Optional[_Gate] = None) -> Any:

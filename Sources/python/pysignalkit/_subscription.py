@@ -137,9 +137,9 @@ def _as_error(error: object) -> BaseException:
 class _Sink:
     """A Python subscription's state: its callbacks, the fused stages in
     front of on_next (map / filter of the signal it subscribed to), its
-    disposable once known, and whether it ended."""
-    __slots__ = ("maker", "on_next", "on_error", "on_completed", "failures", "disposable", "ended", "ctx",
-                 "cell", "stage_failures", "__weakref__")
+    disposable once known, whether it ended, and whether it was disposed."""
+    __slots__ = ("maker", "on_next", "on_error", "on_completed", "failures", "disposable", "ended", "cancelled",
+                 "ctx", "cell", "stage_failures", "__weakref__")
 
     def __init__(self, maker: Optional[ChainMaker], on_next: Any, on_error: Any, on_completed: Any,
                  failures: _Recorder, stage_failures: Optional[_Recorder] = None) -> None:
@@ -154,6 +154,13 @@ class _Sink:
         self.failures = failures
         self.disposable: Optional[int] = None
         self.ended = False
+        # Set by dispose() (cancel): an end event taken before it (ended
+        # set) whose callback has not been called yet is dropped. The check
+        # comes right before the call, with nothing between that lets
+        # another thread run: the taking of the event (its object made
+        # through ctypes, which lets the GIL go) is a window in which a
+        # dispose() could return before the callback started.
+        self.cancelled = False
         self.ctx = 0
         # The extension's callback list (_speedups_src/observer.c):
         # [handler, sink, calls]; the handler None once ended.
@@ -172,6 +179,12 @@ class _Sink:
             dropped = _speedups.drop_failure(cell[2]) if already else None
             if dropped is not None:  # (its exception stays the Disposable's `exception`, without frames)
                 _detach_traceback(*dropped)
+
+    def cancel(self) -> None:
+        """dispose(): no callback starts from here on, an end event already
+        taken but not yet delivered included (Disposable.dispose)."""
+        self.cancelled = True
+        self.end()
 
     def on_release(self) -> None:
         """The library let go of the callbacks: drop the disposable kept."""
@@ -213,6 +226,8 @@ class _Sink:
             # A raise in on_error or on_completed comes after the terminal
             # event: it goes to the hook, never to on_error (a second one).
             if self.on_error is not None and where not in ("error", "completed"):
+                if self.cancelled:  # disposed meanwhile: the failure is dropped (`exception` keeps it)
+                    return
                 try:
                     self.on_error(exc)
                     return
@@ -252,6 +267,8 @@ class _Sink:
         self.end()
         try:
             error = _error_object(ctypes.cast(address, _ValueP))
+            if self.cancelled:  # a dispose() returned meanwhile (see `cancelled`)
+                return
             if self.on_error is not None:
                 _sk_user = True
                 self.on_error(error)
@@ -271,7 +288,7 @@ class _Sink:
             return
         self.end()
         try:
-            if self.on_completed is not None:
+            if self.on_completed is not None and not self.cancelled:  # (see `cancelled`)
                 _sk_user = True
                 self.on_completed()
                 _sk_user = False

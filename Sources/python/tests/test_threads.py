@@ -477,3 +477,58 @@ def test_a_failure_nested_in_the_handler_on_its_own_thread_runs_at_once():
         subscribers[0].on_next(1)
     assert events == [("next begins", 1), ("error", "boom"), ("next returns", 1)]
     subscribers[0].close()
+
+
+def _paused_at(place, paused, go):
+    """A trace function that pauses its thread at `place` (the code name of
+    a call, or ("return", name) for a function's return): as if another
+    thread held the GIL there."""
+    def trace(frame, event, arg):
+        name = frame.f_code.co_name
+        if (event == "call" and name == place) or (event == "return" and (event, name) == place):
+            paused.set()
+            assert go.wait(10)
+        return trace if isinstance(place, tuple) else None
+    return trace
+
+
+@pytest.mark.parametrize("end", ["error", "completed"])
+def test_an_end_callback_does_not_start_after_dispose_returned(end):
+    # The end event taken by a thread (the subscription marked ended), then
+    # a dispose() on another thread before its callback was called: the
+    # dispose found nothing to stop and returned, and on_error / on_completed
+    # started afterwards (against Disposable.dispose's promise). Before the
+    # fix: 3 of 3 runs. The delivering thread is paused where the package
+    # lets other threads run between taking the event and calling its
+    # callback: the error's object is made through ctypes (the GIL let go),
+    # the completion returns from ending the subscription. A pause that
+    # never happens fails the test (the place's name changed).
+    place = "_object_of" if end == "error" else ("return", "end")
+    subscribers, calls = [], []
+    signal = sk.Signal.create(subscribers.append)
+    subscription = signal.subscribe(None, calls.append, lambda: calls.append("completed"))
+    paused, go = threading.Event(), threading.Event()
+
+    def deliver():
+        sys.settrace(_paused_at(place, paused, go))
+        try:
+            if end == "error":
+                subscribers[0].on_error(ValueError("late"))
+            else:
+                subscribers[0].on_completed()
+        finally:
+            sys.settrace(None)
+
+    thread = threading.Thread(target=deliver)
+    thread.start()
+    try:
+        assert paused.wait(10), "the delivering thread never reached the pause"
+        subscription.dispose()
+        at_return = list(calls)
+    finally:
+        go.set()
+        thread.join(10)
+        for handle in subscribers + [subscription, signal]:
+            handle.close()
+    assert not thread.is_alive()
+    assert at_return == [] and calls == [], calls
