@@ -3,6 +3,7 @@ its traceback, nothing is kept alive through it, on_next failures end the
 subscription, and Ctrl-C / interpreter exit (in child interpreters)."""
 import gc
 import os
+import functools
 import subprocess
 import sys
 import textwrap
@@ -141,6 +142,9 @@ def _boom_folding(total, value):
     (lambda s: s.map(lambda v: v).filter(lambda v: True).map(_boom), "map"),
     (lambda s: s.map(lambda v: v).filter(_boom).tap(lambda v: None), "filter"),
     (lambda s: s.map(lambda v: 2 ** 70), "map"),  # a map's result outside int64
+    # Longer than one composed run (_FUSED_STAGES): the stage is still named.
+    (lambda s: functools.reduce(lambda c, _: c.map(lambda v: v), range(100), s).map(_boom), "map"),
+    (lambda s: functools.reduce(lambda c, _: c.tap(lambda v: None), range(70), s).filter(_boom), "filter"),
     (lambda s: s.map(_boom).take(5), "map"),  # through a library operator: the stream's error
     (lambda s: s.tap(lambda v: None).filter(_boom).distinct_until_changed(), "filter"),
     (lambda s: s, "next"),  # on_next itself raised
