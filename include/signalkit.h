@@ -117,7 +117,10 @@
  *   sk_signal_combine_latest() given one, checked when the operator is made).
  *   That first call checks that the loop's descriptors can be made and waits
  *   for a probing timer (about 1 ms); when the timer has not fired within
- *   10 s (no thread to run it), it returns SK_ERR_RESOURCE too. Later calls
+ *   10 s, it returns SK_ERR_RESOURCE too. (When the system refuses every
+ *   new thread, libdispatch retries making one before the probe starts:
+ *   that call then blocks until a thread is given, as any call above may.)
+ *   Later calls
  *   cost nothing, and descriptors running out later, with work pending, are
  *   survived. Creating and releasing a serial queue needs no thread and no
  *   descriptor. (Why, and what libdispatch does underneath:
@@ -353,8 +356,14 @@ typedef struct sk_value_promise sk_value_promise; /**< @brief Holds a value set 
  *
  * Accessors (sk_value_get_...) each read `value` (borrowed) into `*out` and
  * return SK_OK, or SK_ERR_NULL_ARGUMENT, or SK_ERR_WRONG_KIND when `value`
- * has another kind (nothing is converted). Returned pointers are borrowed:
- * valid while `value` (or a copy of it) is alive.
+ * has another kind (nothing is converted), or SK_ERR_INVALID_ARGUMENT when
+ * `value` is malformed (a heap kind with a NULL object or an object of
+ * another kind), or, with handle checking on, SK_ERR_RELEASED when its
+ * object was released. On error a pointer `*out` is NULL and the length or
+ * count given beside it 0; a number or a bool (`*out` of
+ * sk_value_get_bool(), _int64(), _double(), _array_count()) is left as it
+ * was. Returned pointers are
+ * borrowed: valid while `value` (or a copy of it) is alive.
  *
  * Constructors and accessors are thread-safe.
  * @{
@@ -436,7 +445,9 @@ typedef void (*sk_release_fn)(void *ctx);
  *
  * @param error  Borrowed (copied: a retain for the heap kinds, so it
  *               cannot run out of memory). Any kind.
- * @return SK_OK; SK_ERR_NULL_ARGUMENT when `error` is NULL, and
+ * @return SK_OK; SK_ERR_NULL_ARGUMENT when `error` is NULL;
+ *         SK_ERR_INVALID_ARGUMENT for a malformed `error`, SK_ERR_RELEASED
+ *         for a released one (see @ref values); and
  *         SK_ERR_UNSUPPORTED when no operator callback is running on the
  *         calling thread (called from an observer's callback, a queue's
  *         work, a generator, or outside the library): nothing else
@@ -612,8 +623,10 @@ int sk_value_set_signal(sk_value *out, sk_signal *signal);
  * @param[out] dst  Receives the copy (release it with sk_value_release());
  *                  overwritten without being released.
  * @param src       Borrowed.
- * @return SK_OK; SK_ERR_NULL_ARGUMENT if either is NULL (then `*dst`, if
- *         given, is nil).
+ * @return SK_OK; SK_ERR_NULL_ARGUMENT if either is NULL;
+ *         SK_ERR_INVALID_ARGUMENT for a malformed `src`, SK_ERR_RELEASED for
+ *         a released one (see @ref values). On error `*dst`, if given, is
+ *         nil.
  * @par Thread safety
  *   Any thread.
  */
@@ -661,7 +674,8 @@ bool sk_value_equal(const sk_value *a, const sk_value *b);
  * @param value     Borrowed.
  * @param[out] out  Receives the bool.
  * @return SK_OK; SK_ERR_NULL_ARGUMENT; SK_ERR_WRONG_KIND when `value` has
- *         another kind (nothing is converted).
+ *         another kind (nothing is converted); SK_ERR_INVALID_ARGUMENT,
+ *         SK_ERR_RELEASED for a malformed or released value (see @ref values).
  * @par Thread safety
  *   Any thread.
  */
@@ -671,7 +685,8 @@ int sk_value_get_bool(const sk_value *value, bool *out);
  * @param value     Borrowed.
  * @param[out] out  Receives the integer.
  * @return SK_OK; SK_ERR_NULL_ARGUMENT; SK_ERR_WRONG_KIND when `value` has
- *         another kind (nothing is converted).
+ *         another kind (nothing is converted); SK_ERR_INVALID_ARGUMENT,
+ *         SK_ERR_RELEASED for a malformed or released value (see @ref values).
  * @par Thread safety
  *   Any thread.
  */
@@ -681,7 +696,8 @@ int sk_value_get_int64(const sk_value *value, int64_t *out);
  * @param value     Borrowed.
  * @param[out] out  Receives the double.
  * @return SK_OK; SK_ERR_NULL_ARGUMENT; SK_ERR_WRONG_KIND when `value` has
- *         another kind (nothing is converted).
+ *         another kind (nothing is converted); SK_ERR_INVALID_ARGUMENT,
+ *         SK_ERR_RELEASED for a malformed or released value (see @ref values).
  * @par Thread safety
  *   Any thread.
  */
@@ -693,7 +709,8 @@ int sk_value_get_double(const sk_value *value, double *out);
  *                   `value` (or a copy of it) is alive.
  * @param[out] length  May be NULL; receives the text's byte length.
  * @return SK_OK; SK_ERR_NULL_ARGUMENT; SK_ERR_WRONG_KIND when `value` has
- *         another kind (nothing is converted).
+ *         another kind (nothing is converted); SK_ERR_INVALID_ARGUMENT,
+ *         SK_ERR_RELEASED for a malformed or released value (see @ref values).
  * @par Thread safety
  *   Any thread.
  */
@@ -705,7 +722,8 @@ int sk_value_get_string(const sk_value *value, const char **out, size_t *length)
  *                     copy of it) is alive.
  * @param[out] length  Receives the number of bytes.
  * @return SK_OK; SK_ERR_NULL_ARGUMENT; SK_ERR_WRONG_KIND when `value` has
- *         another kind (nothing is converted).
+ *         another kind (nothing is converted); SK_ERR_INVALID_ARGUMENT,
+ *         SK_ERR_RELEASED for a malformed or released value (see @ref values).
  * @par Thread safety
  *   Any thread.
  */
@@ -715,7 +733,8 @@ int sk_value_get_bytes(const sk_value *value, const void **out, size_t *length);
  * @param value     Borrowed.
  * @param[out] out  Receives the count.
  * @return SK_OK; SK_ERR_NULL_ARGUMENT; SK_ERR_WRONG_KIND when `value` has
- *         another kind (nothing is converted).
+ *         another kind (nothing is converted); SK_ERR_INVALID_ARGUMENT,
+ *         SK_ERR_RELEASED for a malformed or released value (see @ref values).
  * @par Thread safety
  *   Any thread.
  */
@@ -727,7 +746,9 @@ int sk_value_get_array_count(const sk_value *value, size_t *out);
  * @param[out] out  Points at element `index`, borrowed from the array: valid
  *                  while `value` (or a copy of it) is alive.
  * @return SK_OK; SK_ERR_NULL_ARGUMENT; SK_ERR_WRONG_KIND when `value` has
- *         another kind; SK_ERR_INVALID_ARGUMENT when `index` is out of range.
+ *         another kind; SK_ERR_INVALID_ARGUMENT when `index` is out of range
+ *         or `value` is malformed; SK_ERR_RELEASED for a released value (see
+ *         @ref values).
  * @par Thread safety
  *   Any thread.
  */
@@ -746,7 +767,8 @@ int sk_value_get_array_item(const sk_value *value, size_t index, const sk_value 
  *                    empty array, an address not to be read.
  * @param[out] count  May be NULL; receives the number of items.
  * @return SK_OK; SK_ERR_NULL_ARGUMENT; SK_ERR_WRONG_KIND when `value` has
- *         another kind (nothing is converted).
+ *         another kind (nothing is converted); SK_ERR_INVALID_ARGUMENT,
+ *         SK_ERR_RELEASED for a malformed or released value (see @ref values).
  * @par Thread safety
  *   Any thread.
  */
@@ -756,7 +778,8 @@ int sk_value_get_array_items(const sk_value *value, const sk_value **out, size_t
  * @param value     Borrowed.
  * @param[out] out  Receives the pointer given to sk_value_set_pointer().
  * @return SK_OK; SK_ERR_NULL_ARGUMENT; SK_ERR_WRONG_KIND when `value` has
- *         another kind (nothing is converted).
+ *         another kind (nothing is converted); SK_ERR_INVALID_ARGUMENT,
+ *         SK_ERR_RELEASED for a malformed or released value (see @ref values).
  * @par Thread safety
  *   Any thread.
  */
@@ -767,7 +790,8 @@ int sk_value_get_pointer(const sk_value *value, void **out);
  * @param[out] out  Receives the signal, borrowed: sk_signal_retain() it to
  *                  keep it.
  * @return SK_OK; SK_ERR_NULL_ARGUMENT; SK_ERR_WRONG_KIND when `value` has
- *         another kind (nothing is converted).
+ *         another kind (nothing is converted); SK_ERR_INVALID_ARGUMENT,
+ *         SK_ERR_RELEASED for a malformed or released value (see @ref values).
  * @par Thread safety
  *   Any thread.
  */
@@ -1013,7 +1037,9 @@ int sk_signal_create_over(sk_signal **out, sk_signal *upstream, sk_generator_fn 
  * @brief A signal that emits a copy of `value`, then completes.
  * @param[out] out  Receives the new signal (+1); NULL on error.
  * @param value     Borrowed (copied).
- * @return SK_OK; SK_ERR_NULL_ARGUMENT if `out` or `value` is NULL.
+ * @return SK_OK; SK_ERR_NULL_ARGUMENT if `out` or `value` is NULL;
+ *         SK_ERR_INVALID_ARGUMENT for a malformed value, SK_ERR_RELEASED for
+ *         a released one (see @ref values).
  * @par Thread safety
  *   Any thread. Events are delivered on the starting thread.
  */
@@ -1030,7 +1056,9 @@ int sk_signal_complete(sk_signal **out);
  * @brief A signal that fails at once with a copy of `error`.
  * @param[out] out  Receives the new signal (+1); NULL on error.
  * @param error     Borrowed (copied).
- * @return SK_OK; SK_ERR_NULL_ARGUMENT if `out` or `error` is NULL.
+ * @return SK_OK; SK_ERR_NULL_ARGUMENT if `out` or `error` is NULL;
+ *         SK_ERR_INVALID_ARGUMENT for a malformed value, SK_ERR_RELEASED for
+ *         a released one (see @ref values).
  * @par Thread safety
  *   Any thread. The error is delivered on the starting thread.
  */
@@ -1065,8 +1093,10 @@ int sk_signal_never(sk_signal **out);
  *                  subscription run until it terminates.
  * @param signal    Borrowed.
  * @param observer  Copied (the struct may be on the stack).
- * @return SK_OK; SK_ERR_NULL_ARGUMENT if `signal` or `observer` is NULL (then
- *         observer->release, if any, has run).
+ * @return SK_OK; SK_ERR_NULL_ARGUMENT if `signal` or `observer` is NULL,
+ *         SK_ERR_WRONG_KIND if `signal` is not a signal, SK_ERR_RELEASED for
+ *         a released one (handle checking): then observer->release, if any,
+ *         has run.
  * @par Thread safety
  *   Any thread. The generator runs on the calling thread; the callbacks run
  *   on the thread that emits each event.
@@ -1097,8 +1127,7 @@ int sk_signal_start(sk_disposable **out, sk_signal *signal, const sk_observer *o
  *                  when it ends, as with sk_signal_start()).
  * @param signal    Borrowed.
  * @param observer  Copied (the struct may be on the stack).
- * @return SK_OK; SK_ERR_NULL_ARGUMENT if `signal` or `observer` is NULL (then
- *         observer->release, if any, has run).
+ * @return As sk_signal_start().
  * @par Thread safety
  *   Any thread. The generator runs on the calling thread; the callbacks run
  *   on the thread that emits each event; `release` runs on the thread that
@@ -1858,6 +1887,8 @@ int sk_queue_host_drain(sk_queue *queue, size_t max_tasks, size_t *out_ran);
  * @param ctx      Passed to `fn` and `release`.
  * @param release  May be NULL; runs once, as for sk_work_fn.
  * @return SK_OK; SK_ERR_NULL_ARGUMENT if `queue` or `fn` is NULL;
+ *         SK_ERR_WRONG_KIND if `queue` is not a queue (SK_ERR_RELEASED for
+ *         a released one, with handle checking);
  *         SK_ERR_RESOURCE (SK_ERR_NO_MEMORY) when `queue` is a concurrent
  *         one and the system refuses the timers' event loop its descriptors
  *         (see "Refused resources" in the conventions). On error `release`
@@ -1898,7 +1929,8 @@ int sk_queue_async(sk_queue *queue, sk_work_fn fn, void *ctx, sk_release_fn rele
  * @param ctx      Passed to `fn` and `release`.
  * @param release  May be NULL; runs once, as for sk_work_fn.
  * @return SK_OK once `fn` has run; SK_ERR_NULL_ARGUMENT if `queue` or `fn`
- *         is NULL (then `release` has run); SK_ERR_RELEASED when the queue
+ *         is NULL, SK_ERR_WRONG_KIND if `queue` is not a queue (then
+ *         `release` has run); SK_ERR_RELEASED when the queue
  *         was closed before `fn` ran (see above: `fn` did not run, `release`
  *         has run).
  * @par Thread safety
@@ -1919,6 +1951,8 @@ int sk_queue_sync(sk_queue *queue, sk_work_fn fn, void *ctx, sk_release_fn relea
  * @param ctx      Passed to `fn` and `release`.
  * @param release  May be NULL; runs once, as for sk_work_fn.
  * @return SK_OK; SK_ERR_NULL_ARGUMENT if `queue` or `fn` is NULL;
+ *         SK_ERR_WRONG_KIND if `queue` is not a queue (SK_ERR_RELEASED for
+ *         a released one, with handle checking);
  *         SK_ERR_INVALID_ARGUMENT for a negative or NaN `seconds`;
  *         SK_ERR_RESOURCE (SK_ERR_NO_MEMORY) when the system refuses the
  *         timers' event loop its descriptors (see "Refused resources" in the
@@ -1989,7 +2023,9 @@ void sk_queue_release(sk_queue *queue);
  * @param release   May be NULL. Runs once the timer is stopped and no call is
  *                  running (for a one-shot timer that has fired: when its
  *                  disposable is disposed or released).
- * @return SK_OK; SK_ERR_NULL_ARGUMENT (out, queue, fn),
+ * @return SK_OK; SK_ERR_NULL_ARGUMENT (out, queue, fn), SK_ERR_WRONG_KIND
+ *         (`queue` is not a queue; SK_ERR_RELEASED for a released one, with
+ *         handle checking),
  *         SK_ERR_INVALID_ARGUMENT (negative or NaN seconds), SK_ERR_RESOURCE
  *         (SK_ERR_NO_MEMORY) when the system refuses the timers' event loop
  *         its descriptors (see "Refused resources" in the conventions); on
@@ -2073,7 +2109,11 @@ int sk_timer_start(sk_disposable **out, sk_queue *queue, double seconds, bool re
  * one is refused after about 21,800 levels on 8 MB with the release
  * library; 30,000 died of a stack overflow before the check). Not checked:
  * a thread whose stack bounds cannot be read (glibc reads the main
- * thread's from /proc/self/maps), in effect a main thread without a stack
+ * thread's from /proc/self/maps; when that fails for want of a descriptor
+ * or of memory, the next check reads them again), a main thread whose
+ * RLIMIT_STACK is lowered after its first check (its bounds are read once:
+ * lower it before, or start the program under the lower limit), in effect
+ * a main thread without a stack
  * limit (`ulimit -s unlimited`: glibc gives its stack all the address space
  * below it: 2,000,000 nested sk_signal_deferred() ran there unrefused), a
  * call made on another stack than its thread's own (a coroutine's), and a

@@ -126,13 +126,15 @@ class SKObject {
         guard let handle, isLive(handle) else {
             return nil
         }
-        let object = Unmanaged<SKObject>.fromOpaque(UnsafeRawPointer(handle)).takeUnretainedValue()
-        // The handle classes are final: an exact class match (one load and a
-        // compare) avoids the dynamic cast on the per-event path.
-        if Swift.type(of: object) == H.self {
-            return unsafeDowncast(object, to: H.self)
+        // The handle classes are final but for SKDisposable, whose one
+        // subclass SKHeldDisposable is a disposable too: the class word
+        // compared (never dereferenced, as `checkKind` does). A dynamic cast
+        // (`as? H`) would read the first word as a class: a handle of
+        // libsignalkit-ffi, whose first word is a tag, crashed it.
+        guard isExactly(handle, H.self) || (H.self == SKDisposable.self && isExactly(handle, SKHeldDisposable.self)) else {
+            return nil
         }
-        return object as? H
+        return unsafeDowncast(Unmanaged<SKObject>.fromOpaque(UnsafeRawPointer(handle)).takeUnretainedValue(), to: H.self)
     }
 
     /// Drops one reference held by C to a handle of class `H` (`what` names

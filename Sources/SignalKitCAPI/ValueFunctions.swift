@@ -195,18 +195,40 @@ public func sk_value_equal(_ a: UnsafePointer<sk_value>?, _ b: UnsafePointer<sk_
 }
 
 /// The shape of every accessor: validates `value` and `out`, checks the kind,
-/// then stores `read(value)` into `*out`.
-private func access<Out>(_ value: UnsafePointer<sk_value>?, _ out: UnsafeMutablePointer<Out>?, _ kind: sk_kind, function: StaticString = #function, _ read: (UnsafePointer<sk_value>) -> Out) -> Int32 {
+/// then stores `read(value)` into `*out`. On error a pointer `*out` is
+/// `empty` (NULL: the conventions' "the out parameter is set to NULL") and
+/// `*extra` (the length or count given beside it) 0; a number or a bool
+/// (`empty` nil) is left as it was (signalkit.h, Values). A
+/// value whose object was released (handle checking on) is SK_ERR_RELEASED
+/// whatever the kind asked, as every call given a released value is.
+private func access<Out>(_ value: UnsafePointer<sk_value>?, _ out: UnsafeMutablePointer<Out>?, _ kind: sk_kind, empty: Out?, extra: UnsafeMutablePointer<Int>? = nil, function: StaticString = #function, _ read: (UnsafePointer<sk_value>) -> Out) -> Int32 {
+    guard let out else {
+        extra?.pointee = 0
+        return fail(SK_ERR_NULL_ARGUMENT, value == nil ? "value is NULL" : "out is NULL", function: function)
+    }
     guard let value else {
+        if let empty {
+            out.pointee = empty
+        }
+        extra?.pointee = 0
         return fail(SK_ERR_NULL_ARGUMENT, "value is NULL", function: function)
     }
-    guard let out else {
-        return fail(SK_ERR_NULL_ARGUMENT, "out is NULL", function: function)
-    }
-    if value.pointee.kind != kind {
-        return fail(SK_ERR_WRONG_KIND, "value is \(SKValue.describe(value.pointee.kind)), expected \(SKValue.describe(kind))", function: function)
+    let valueKind = value.pointee.kind
+    if valueKind != kind {
+        if let empty {
+            out.pointee = empty
+        }
+        extra?.pointee = 0
+        if HandleRegistry.isEnabled, SKValue.isHeapKind(valueKind), let pointer = value.pointee.u.object, !HandleRegistry.isLive(pointer) {
+            return fail(SK_ERR_RELEASED, "the value was already released", function: function)
+        }
+        return fail(SK_ERR_WRONG_KIND, "value is \(SKValue.describe(valueKind)), expected \(SKValue.describe(kind))", function: function)
     }
     if let problem = SKValue.validate(value) {
+        if let empty {
+            out.pointee = empty
+        }
+        extra?.pointee = 0
         return fail(problem.status, problem.message, function: function)
     }
     out.pointee = read(value)
@@ -226,7 +248,7 @@ public func sk_value_get_bool(_ value: UnsafePointer<sk_value>?, _ out: UnsafeMu
         out.pointee = value.pointee.u.boolean
         return SKOK
     }
-    return access(value, out, SK_KIND_BOOL) { $0.pointee.u.boolean }
+    return access(value, out, SK_KIND_BOOL, empty: nil) { $0.pointee.u.boolean }
 }
 
 @c @implementation
@@ -236,7 +258,7 @@ public func sk_value_get_int64(_ value: UnsafePointer<sk_value>?, _ out: UnsafeM
         out.pointee = value.pointee.u.int64
         return SKOK
     }
-    return access(value, out, SK_KIND_INT64) { $0.pointee.u.int64 }
+    return access(value, out, SK_KIND_INT64, empty: nil) { $0.pointee.u.int64 }
 }
 
 @c @implementation
@@ -246,12 +268,12 @@ public func sk_value_get_double(_ value: UnsafePointer<sk_value>?, _ out: Unsafe
         out.pointee = value.pointee.u.real
         return SKOK
     }
-    return access(value, out, SK_KIND_DOUBLE) { $0.pointee.u.real }
+    return access(value, out, SK_KIND_DOUBLE, empty: nil) { $0.pointee.u.real }
 }
 
 @c @implementation
 public func sk_value_get_string(_ value: UnsafePointer<sk_value>?, _ out: UnsafeMutablePointer<UnsafePointer<CChar>?>?, _ length: UnsafeMutablePointer<Int>?) -> Int32 {
-    return access(value, out, SK_KIND_STRING) { value in
+    return access(value, out, SK_KIND_STRING, empty: .some(nil), extra: length) { value in
         let string = object(value, as: SKString.self)
         length?.pointee = string.bytes.count
         return UnsafePointer(string.storage)
@@ -260,7 +282,7 @@ public func sk_value_get_string(_ value: UnsafePointer<sk_value>?, _ out: Unsafe
 
 @c @implementation
 public func sk_value_get_bytes(_ value: UnsafePointer<sk_value>?, _ out: UnsafeMutablePointer<UnsafeRawPointer?>?, _ length: UnsafeMutablePointer<Int>?) -> Int32 {
-    return access(value, out, SK_KIND_BYTES) { value in
+    return access(value, out, SK_KIND_BYTES, empty: .some(nil), extra: length) { value in
         let bytes = object(value, as: SKBytes.self)
         length?.pointee = bytes.bytes.count
         return UnsafeRawPointer(bytes.storage)
@@ -296,7 +318,7 @@ public func sk_value_get_array_count(_ value: UnsafePointer<sk_value>?, _ out: U
     }) {
         return SKOK
     }
-    return access(value, out, SK_KIND_ARRAY) { object($0, as: SKArray.self).count }
+    return access(value, out, SK_KIND_ARRAY, empty: nil) { object($0, as: SKArray.self).count }
 }
 
 @c @implementation
@@ -332,7 +354,7 @@ public func sk_value_get_array_items(_ value: UnsafePointer<sk_value>?, _ out: U
 /// sk_value_get_array_items's checked path (see `arrayItemChecked`).
 @inline(never)
 private func arrayItemsChecked(_ value: UnsafePointer<sk_value>?, _ out: UnsafeMutablePointer<UnsafePointer<sk_value>?>?, _ count: UnsafeMutablePointer<Int>?, function: StaticString = #function) -> Int32 {
-    return access(value, out, SK_KIND_ARRAY, function: function) { value -> UnsafePointer<sk_value>? in
+    return access(value, out, SK_KIND_ARRAY, empty: .some(nil), extra: count, function: function) { value -> UnsafePointer<sk_value>? in
         let array = object(value, as: SKArray.self)
         count?.pointee = array.count
         return UnsafePointer(array.storage)
@@ -344,7 +366,7 @@ private func arrayItemsChecked(_ value: UnsafePointer<sk_value>?, _ out: UnsafeM
 @inline(never)
 private func arrayItemChecked(_ value: UnsafePointer<sk_value>?, _ index: Int, _ out: UnsafeMutablePointer<UnsafePointer<sk_value>?>?, function: StaticString = #function) -> Int32 {
     var inRange = true
-    let status = access(value, out, SK_KIND_ARRAY, function: function) { value -> UnsafePointer<sk_value>? in
+    let status = access(value, out, SK_KIND_ARRAY, empty: .some(nil), function: function) { value -> UnsafePointer<sk_value>? in
         let array = object(value, as: SKArray.self)
         inRange = index >= 0 && index < array.count
         return inRange ? UnsafePointer(array.storage + index) : nil
@@ -357,11 +379,11 @@ private func arrayItemChecked(_ value: UnsafePointer<sk_value>?, _ index: Int, _
 
 @c @implementation
 public func sk_value_get_pointer(_ value: UnsafePointer<sk_value>?, _ out: UnsafeMutablePointer<UnsafeMutableRawPointer?>?) -> Int32 {
-    return access(value, out, SK_KIND_POINTER) { object($0, as: SKPointer.self).pointer }
+    return access(value, out, SK_KIND_POINTER, empty: .some(nil)) { object($0, as: SKPointer.self).pointer }
 }
 
 @c @implementation
 public func sk_value_get_signal(_ value: UnsafePointer<sk_value>?, _ out: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
     // Invariant: `access` validated the value (its object is not NULL).
-    return access(value, out, SK_KIND_SIGNAL) { OpaquePointer($0.pointee.u.object!) }
+    return access(value, out, SK_KIND_SIGNAL, empty: .some(nil)) { OpaquePointer($0.pointee.u.object!) }
 }

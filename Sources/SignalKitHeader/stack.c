@@ -9,6 +9,7 @@
  * looks at the stack before each such start instead and, when little is
  * left, fails it with an error while there is still stack to report it. */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <pthread.h>
 #include <stdint.h>
 
@@ -31,10 +32,16 @@ static __attribute__((noinline)) void sk__stack_look_up(struct sk__stack *stack)
     pthread_attr_t attributes;
     void *address = NULL;
     size_t size = 0;
+    /* For the main thread glibc reads /proc/self/maps, which may fail: for
+     * want of a descriptor or of memory, the next check tries again (the
+     * thread was left unchecked for good: a later deep nesting overflowed
+     * its stack); for anything else, the thread is left unchecked. */
+    int status = pthread_getattr_np(pthread_self(), &attributes);
+    if (status == EMFILE || status == ENFILE || status == ENOMEM) {
+        return;
+    }
     stack->known = 1;
-    /* For the main thread glibc reads /proc/self/maps, which may fail (no
-     * descriptor left): the thread is then left unchecked. */
-    if (pthread_getattr_np(pthread_self(), &attributes) != 0) {
+    if (status != 0) {
         return;
     }
     if (pthread_attr_getstack(&attributes, &address, &size) != 0) {

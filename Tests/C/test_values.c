@@ -1312,3 +1312,58 @@ Test(values, arrays_nest_at_most_the_documented_depth, .timeout = SK_TEST_TIMEOU
     cr_assert_str_eq(sk_last_error_message(), expected);
     expect_no_live_objects(0);
 }
+
+/* An accessor that fails sets a pointer `*out` to NULL and the length or
+ * count beside it to 0 (the conventions: "On error, the out parameter is set
+ * to NULL"): they were left as they were. */
+Test(values, accessors_clear_a_pointer_out_on_error) {
+    sk_value n = int_value(3);
+    const char *text = (const char *)0xdead;
+    const void *bytes = (const void *)0xdead;
+    const sk_value *item = (const sk_value *)0xdead, *items = (const sk_value *)0xdead;
+    void *pointer = (void *)0xdead;
+    sk_signal *signal = (sk_signal *)0xdead;
+    size_t length = 77, count = 77;
+    cr_assert_eq(sk_value_get_string(&n, &text, &length), SK_ERR_WRONG_KIND);
+    cr_assert(text == NULL && length == 0);
+    length = 77;
+    cr_assert_eq(sk_value_get_bytes(&n, &bytes, &length), SK_ERR_WRONG_KIND);
+    cr_assert(bytes == NULL && length == 0);
+    cr_assert_eq(sk_value_get_array_item(&n, 0, &item), SK_ERR_WRONG_KIND);
+    cr_assert_null(item);
+    cr_assert_eq(sk_value_get_array_items(&n, &items, &count), SK_ERR_WRONG_KIND);
+    cr_assert(items == NULL && count == 0);
+    cr_assert_eq(sk_value_get_pointer(&n, &pointer), SK_ERR_WRONG_KIND);
+    cr_assert_null(pointer);
+    cr_assert_eq(sk_value_get_signal(&n, &signal), SK_ERR_WRONG_KIND);
+    cr_assert_null(signal);
+    text = (const char *)0xdead;
+    cr_assert_eq(sk_value_get_string(NULL, &text, NULL), SK_ERR_NULL_ARGUMENT);
+    cr_assert_null(text);
+}
+
+/* With handle checking on, a value whose object was released is
+ * SK_ERR_RELEASED for every accessor, whatever the kind asked (nine of them
+ * said SK_ERR_WRONG_KIND, naming the released value's kind). */
+Test(values, accessors_report_a_released_value_with_handle_checking) {
+    SK_OK_OR_FAIL(sk_set_handle_checking(true));
+    sk_value text, kept;
+    SK_OK_OR_FAIL(sk_value_set_string(&text, "gone"));
+    kept = text; /* a binding's copy of the struct */
+    sk_value_release(&text);
+    int64_t n = 0;
+    bool b = false;
+    double d = 0;
+    size_t count = 0;
+    const char *s = NULL;
+    const sk_value *item = NULL;
+    cr_assert_eq((sk_value_get_int64)(&kept, &n), SK_ERR_RELEASED);
+    cr_assert_str_eq(sk_last_error_message(), "sk_value_get_int64: the value was already released");
+    cr_assert_eq((sk_value_get_bool)(&kept, &b), SK_ERR_RELEASED);
+    cr_assert_eq((sk_value_get_double)(&kept, &d), SK_ERR_RELEASED);
+    cr_assert_eq(sk_value_get_array_count(&kept, &count), SK_ERR_RELEASED);
+    cr_assert_eq(sk_value_get_array_item(&kept, 0, &item), SK_ERR_RELEASED);
+    cr_assert_eq(sk_value_get_string(&kept, &s, NULL), SK_ERR_RELEASED);
+    cr_assert_null(s);
+    expect_no_live_objects(0);
+}

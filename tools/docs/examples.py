@@ -746,6 +746,8 @@ def rust_op(case: Case) -> str:
     a = case.inputs[0][0]
     table: dict[str, Callable[[], str]] = {
         "concatMap": lambda: f"{a}.merge_map(1, {RUST_SELECT})",
+        # last gives an Option: None when `a` sends no value.
+        "last": lambda: f"{a}.last().map(|x: Option<i64>| x.unwrap_or(0))",
     }
     if op in SIDE:
         effect, takes, _, _ = SIDE[op]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import collections
 import concurrent.futures
+import sys
 import weakref
 from typing import (TYPE_CHECKING, Any, AsyncIterable, Callable, Generator, Generic, List, Optional, Tuple, TypeVar,
                     Union)
@@ -82,6 +83,11 @@ def _time_queue(queue: Optional[Queue], where: str) -> Queue:
     written once, in the package docstring's Threads paragraph."""
     if queue is not None:
         return _queue_arg(queue, where)
+    if "asyncio" not in sys.modules:
+        # No loop can be running: asyncio is not even imported (importing it
+        # here would open its files: at the descriptor limit an OSError,
+        # where the library's refusal, SignalKitError, is documented).
+        return _queue(None, where)
     try:
         loop = asyncio.get_running_loop()
     except RuntimeError:

@@ -513,6 +513,7 @@ def _object_at(address: int) -> Any:
 
 
 _speedups.set_converter(_object_at)
+_speedups.set_error_type(SignalKitError)
 
 
 def _scalar_value(obj: object) -> Value:

@@ -333,6 +333,36 @@ static void check_ffi_handles_are_wrong_kind(void) {
     cr_assert_str_eq(sk_ffi_last_error_message(), "sk_ffi_trampoline_calls: trampoline is not a trampoline");
     cr_assert_eq(sk_ffi_signature_arg_count((sk_ffi_signature *)pipe), 0);
     cr_assert_str_eq(sk_ffi_last_error_message(), "sk_ffi_signature_arg_count: signature is not a signature");
+    /* The disposable functions: each refuses them too (with checking off
+     * they crashed: the class of a disposable, which has a subclass, was
+     * asked of the Swift runtime, which read the handle's first word, a
+     * tag, as a class). With checking on, a handle of this library is not
+     * in the core's registry: released (signalkit_ffi.h). */
+    {
+        int expected = sk_handle_checking() ? SK_ERR_RELEASED : SK_ERR_WRONG_KIND;
+        sk_disposable *meta = NULL, *set = NULL, *dict = NULL;
+        SK_OK_OR_FAIL(sk_disposable_meta(&meta));
+        SK_OK_OR_FAIL(sk_disposable_set(&set));
+        SK_OK_OR_FAIL(sk_disposable_dict(&dict));
+        sk_disposable *handles[2] = { (sk_disposable *)s, (sk_disposable *)t };
+        for (int i = 0; i < 2; i++) {
+            sk_disposable *h = handles[i];
+            sk_disposable_dispose(h);
+            cr_assert_str_eq(sk_last_error_message(), expected == SK_ERR_RELEASED
+                ? "sk_disposable_dispose: disposable was already released (or never was a handle)"
+                : "sk_disposable_dispose: disposable is not a disposable");
+            cr_assert_eq(sk_disposable_meta_set(h, meta), expected);
+            cr_assert_eq(sk_disposable_meta_set(meta, h), expected);
+            cr_assert_eq(sk_disposable_set_add(h, set), expected);
+            cr_assert_eq(sk_disposable_set_add(set, h), expected);
+            cr_assert_eq(sk_disposable_set_remove(set, h), expected);
+            cr_assert_eq(sk_disposable_dict_set(h, "k", dict), expected);
+            cr_assert_eq(sk_disposable_dict_set(dict, "k", h), expected);
+        }
+        sk_disposable_release(meta);
+        sk_disposable_release(set);
+        sk_disposable_release(dict);
+    }
     cr_assert_eq(sk_ffi_live_objects(), 2, "only the signature and the trampoline are alive");
 
     /* Both intact, each freed by one release. */

@@ -15,6 +15,25 @@
 
 /* The package's converter of the other kinds: converter(address). */
 static PyObject *converter;
+/* The package's SignalKitError(status, message), for a library call of this
+ * module that fails (set_error_type). */
+static PyObject *error_type;
+
+/* Raises the package's SignalKitError for a library call that returned
+ * `status` (its message the library's last one); -1. */
+static int raise_status(int status)
+{
+    if (error_type == NULL) {
+        PyErr_Format(PyExc_RuntimeError, "signalkit: %s (status %d)", sk_last_error_message(), status);
+        return -1;
+    }
+    PyObject *error = PyObject_CallFunction(error_type, "is", status, sk_last_error_message());
+    if (error != NULL) {
+        PyErr_SetObject(error_type, error);
+        Py_DECREF(error);
+    }
+    return -1;
+}
 
 /* The last int and the last float to cross between Python and the library,
  * each with its value's bits: a value that crosses back as it came (a put
@@ -185,8 +204,7 @@ int object_value(PyObject *object, sk_value *out)
         if (PyBytes_AsStringAndSize(data, &text, &length) == 0) {
             status = sk_value_set_string_n(out, text, (size_t)length);
             if (status != 0) {
-                PyErr_Format(PyExc_ValueError, "signalkit: a str value: status %d", status);
-                status = -1;
+                status = raise_status(status);
             } else {
                 status = 1;
             }
@@ -200,10 +218,8 @@ int object_value(PyObject *object, sk_value *out)
         if (PyBytes_AsStringAndSize(object, &data, &length) != 0)
             return -1;
         int status = sk_value_set_bytes(out, data, (size_t)length);
-        if (status != 0) {
-            PyErr_Format(PyExc_ValueError, "signalkit: a bytes value: status %d", status);
-            return -1;
-        }
+        if (status != 0)
+            return raise_status(status);
         return 1;
     }
     return 0;
@@ -239,9 +255,21 @@ static PyObject *set_converter(PyObject *self, PyObject *function)
     Py_RETURN_NONE;
 }
 
+static PyObject *set_error_type(PyObject *self, PyObject *type)
+{
+    (void)self;
+    if (!PyType_Check(type) || !PyType_IsSubtype((PyTypeObject *)type, (PyTypeObject *)PyExc_Exception)) {
+        PyErr_SetString(PyExc_TypeError, "signalkit: the error type must be an Exception subclass");
+        return NULL;
+    }
+    replace_global(&error_type, type);
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef methods[] = {
     {"check_int64", check_int64, METH_O, "check_int64(value): OverflowError for an int outside int64."},
     {"set_converter", set_converter, METH_O, "set_converter(fn): fn(address) converts the other kinds."},
+    {"set_error_type", set_error_type, METH_O, "set_error_type(t): t(status, message) for a failing library call."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -1,0 +1,87 @@
+"""The operating system refusing a resource (docs/misuse.md, the Python
+guide's Errors and "Threads and asyncio"): the package raises the library's
+refusal as SignalKitError, in words naming what was refused, loses nothing,
+and works again once the resource is back. Each case runs in a program of
+its own, so that its limits stay there."""
+import os
+import subprocess
+import sys
+import textwrap
+
+
+def run_child(code, timeout=120):
+    result = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], env=dict(os.environ),
+                            capture_output=True, text=True, timeout=timeout)
+    assert result.returncode == 0, result.stdout + result.stderr
+    return result.stdout.splitlines()
+
+
+def test_a_put_the_library_has_no_memory_to_copy_raises_signalkit_error():
+    # Before: ValueError("signalkit: a bytes value: status -4"), without a
+    # status, where Signal.single of the same value raised the library's
+    # SignalKitError naming sk_value_set_bytes and the memory.
+    lines = run_child("""
+        import re, resource
+        import pysignalkit as sk
+        def room(megabytes):  # the address space from now on: what is mapped and `megabytes` more
+            size = int(re.search(r"VmSize:\\s+(\\d+)", open("/proc/self/status").read()).group(1)) * 1024
+            resource.setrlimit(resource.RLIMIT_AS, (size + (megabytes << 20), resource.RLIM_INFINITY))
+        pipe, got = sk.Pipe(), []
+        subscription = pipe.signal().subscribe(got.append)
+        # bytes: no room for the library's copy; str: room for its UTF-8
+        # (Python's copy), none for the library's.
+        for value, megabytes in ((b"x" * (300 << 20), 100), ("y" * (300 << 20), 450)):
+            room(megabytes)
+            try:
+                pipe.put(value)
+                print("put")
+            except sk.SignalKitError as error:
+                print(error.status, "out of memory" in error.message, error.message.split(":")[0])
+            resource.setrlimit(resource.RLIMIT_AS, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
+            del value
+        pipe.put(b"small")
+        print(got)
+        subscription.dispose()
+        subscription.close(); pipe.close()
+        print(sk.live_objects())
+    """)
+    assert lines == ["-4 True sk_value_set_bytes", "-4 True sk_value_set_string_n", "[b'small']", "0"], lines
+
+
+def test_a_time_operator_at_the_descriptor_limit_raises_no_oserror():
+    # A time operator without queue= looked for a running asyncio loop by
+    # importing asyncio, which opens files: at the descriptor limit an
+    # OSError ("Too many open files: .../asyncio/__init__.py") where the
+    # guide promises the library's refusal, SignalKitError (SK_ERR_RESOURCE),
+    # and a later call that works. No loop can run before asyncio is
+    # imported: it is no longer imported for that.
+    lines = run_child("""
+        import os, resource, sys
+        import pysignalkit as sk
+        assert "asyncio" not in sys.modules
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (64, hard))
+        held = []
+        try:
+            while True:
+                held.append(os.open("/dev/null", os.O_RDONLY))
+        except OSError:
+            pass
+        for make in (lambda: sk.Signal.timer(0.01), lambda: sk.Signal.single(1).delay(0.01),
+                     lambda: sk.Signal.single(1).debounce(0.01)):
+            try:
+                signal = make()
+                try:
+                    print(signal.to_list(timeout=10))
+                finally:
+                    signal.close()
+            except sk.SignalKitError as error:
+                print(error.status)
+        for fd in held:
+            os.close(fd)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+        signal = sk.Signal.single(1).delay(0.01)
+        print(signal.to_list(timeout=10))
+        signal.close()
+    """)
+    assert lines[:3] == ["-8", "-8", "-8"] and lines[3] == "[1]", lines
