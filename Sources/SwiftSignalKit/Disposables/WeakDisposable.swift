@@ -43,6 +43,14 @@ final class _WeakDisposable: Disposable, @unchecked Sendable {
 /// clear the pointer, so the pointer is never followed once the target is
 /// freed.
 ///
+/// A target that goes before the subscription was disposed (its source let
+/// go of its subscriber, whose callbacks held the target) leaves the
+/// disposables it had not disposed (`targetEnded(leaving:)`): the
+/// upstream's, whose generator may hold something to release (an
+/// `ActionDisposable` closing a descriptor). A later `dispose` disposes
+/// them, as in the original, where the disposable returned downstream held
+/// the upstream's: they were released undisposed.
+///
 /// Thread-safety: `dispose` and `targetEnded` may be called from any
 /// thread; the lock is never held while the target's `dispose` runs.
 @usableFromInline
@@ -50,6 +58,8 @@ final class _UnretainedDisposable<Target: AnyObject & Disposable>: Disposable, @
     @usableFromInline let mutex = _Mutex()
     // Guarded by `mutex`.
     @exclusivity(unchecked) @usableFromInline var target: Unmanaged<Target>?
+    // Guarded by `mutex`: what the target left undisposed (see above).
+    @exclusivity(unchecked) @usableFromInline var leftover: [any Disposable] = []
 
     /// Usage: `state.disposer = _UnretainedDisposable(state)` (the state
     /// holds it strongly, and its deinit calls `targetEnded()`).
@@ -62,18 +72,26 @@ final class _UnretainedDisposable<Target: AnyObject & Disposable>: Disposable, @
     func dispose() {
         self.mutex.lock()
         guard let target = self.target, _sks_try_retain(target.toOpaque()) != 0 else {
+            let leftover = self.leftover
+            self.leftover = []
             self.mutex.unlock()
+            for disposable in leftover {
+                disposable.dispose()
+            }
             return
         }
         self.mutex.unlock()
         target.takeRetainedValue().dispose()
     }
 
-    /// The target's deinit: `dispose` does nothing from now on.
+    /// The target's deinit: `dispose` disposes `leftover` (the disposables
+    /// the target had not disposed, in the order to dispose them) and
+    /// nothing else from now on.
     @inlinable
-    func targetEnded() {
+    func targetEnded(leaving leftover: [any Disposable] = []) {
         self.mutex.lock()
         self.target = nil
+        self.leftover = leftover
         self.mutex.unlock()
     }
 }

@@ -103,7 +103,9 @@ final class _SignalBoundedBuffer<T, E>: _QueueWork, @unchecked Sendable {
     }
 
     deinit {
-        self.disposer?.targetEnded()
+        // Gone undisposed (its source let go of its subscriber): the
+        // upstream's disposable waits for the subscription's dispose.
+        self.disposer?.targetEnded(leaving: self.disposed ? [] : self.upstream.map { [$0] } ?? [])
         self.ring.destroy()
         if let room = self.room {
             room.deallocate()

@@ -76,7 +76,10 @@ final class _SignalQueueState<T, E>: Disposable, @unchecked Sendable {
     }
 
     deinit {
-        self.disposer?.targetEnded()
+        // Gone undisposed (the sources let go of their subscribers): their
+        // disposables wait for the subscription's dispose (as `dispose`
+        // orders them).
+        self.disposer?.targetEnded(leaving: self.disposed ? [] : [self.currentDisposable, self.outerDisposable].compactMap { $0 })
     }
 
     /// Hands over the subscription to the outer signal; disposed at once if the

@@ -147,7 +147,10 @@ final class _MergeMapState<T, R, E>: Disposable, @unchecked Sendable {
     }
 
     deinit {
-        self.disposer?.targetEnded()
+        // Gone unfinished (the sources let go of their subscribers): their
+        // disposables wait for the subscription's dispose (as `dispose`
+        // orders them).
+        self.disposer?.targetEnded(leaving: self.finished ? [] : ([self.outer] + self.inners).compactMap { $0 })
         self.waiting.destroy()
     }
 
