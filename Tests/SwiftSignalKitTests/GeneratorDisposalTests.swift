@@ -6,10 +6,10 @@ import SwiftSignalKit
 /// the subscription disposes it, through every operator, as in the
 /// original (whose disposable returned downstream held the upstream's).
 /// Behind the operators whose state goes with the upstream's subscriber
-/// (deliverOn, the meta operators, then, mergeMap, the bounded buffers) it
-/// was released undisposed: the state went when the source let go of its
-/// subscriber, and the later dispose found nothing (a program written from
-/// docs/semantics.md: 0 of 1 disposals, 3 of 3 runs).
+/// (deliverOn, the meta operators, then, mergeMap, the bounded buffers,
+/// share and replay) it was released undisposed: the state went when the
+/// source let go of its subscriber, and the later dispose found nothing (a
+/// program written from docs/semantics.md: 0 of 1 disposals, 3 of 3 runs).
 final class GeneratorDisposalTests: XCTestCase {
     private func disposals(_ operation: (Signal<Int, NoError>) -> Signal<Int, NoError>, queue: Queue) -> Int {
         let count = Atomic<Int>(value: 0)
@@ -39,9 +39,37 @@ final class GeneratorDisposalTests: XCTestCase {
             ("mapToSignal outer", { $0 |> mapToSignal { Signal<Int, NoError>.single($0) } }),
             ("switchToLatest", { source in Signal<Signal<Int, NoError>, NoError>.single(source) |> switchToLatest }),
             ("mergeMap", { $0 |> mergeMap(maxConcurrent: 2) { Signal<Int, NoError>.single($0) } }),
+            // The connection ends when its upstream lets go (its subscribers
+            // end without an event): the upstream's disposable is disposed
+            // then, once.
+            ("share", { $0 |> share }),
+            ("replay", { $0 |> replay(1) }),
         ]
         for (name, operation) in cases {
             XCTAssertEqual(disposals(operation, queue: queue), 1, name)
         }
+    }
+
+    /// Each connection of `share` whose upstream let go disposes what that
+    /// upstream's generator returned: as many disposals as starts (before:
+    /// 3 starts, 0 disposals, after two subscribers came and went).
+    func testEveryConnectionOfAShareDisposesItsUpstream() {
+        let starts = Atomic<Int>(value: 0)
+        let disposals = Atomic<Int>(value: 0)
+        let shared = Signal<Int, NoError> { subscriber in
+            _ = starts.modify { $0 + 1 }
+            subscriber.putNext(1)
+            return ActionDisposable {
+                _ = disposals.modify { $0 + 1 }
+            }
+        } |> share
+        for _ in 0 ..< 3 {
+            var values: [Int] = []
+            let disposable = shared.start(next: { values.append($0) })
+            XCTAssertEqual(values, [1])
+            disposable.dispose()
+        }
+        XCTAssertEqual(starts.with { $0 }, 3)
+        XCTAssertEqual(disposals.with { $0 }, 3)
     }
 }

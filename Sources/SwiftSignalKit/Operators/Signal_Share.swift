@@ -9,8 +9,9 @@
 /// connects anew. So does an upstream that lets go of its subscriber without
 /// an event (a generator that keeps no reference to it, a released pipe):
 /// the attached subscriptions end without an event, as they would on the
-/// upstream itself, and the next subscriber connects anew, which runs the
-/// upstream's generator again.
+/// upstream itself, the upstream's disposable is disposed (what its
+/// generator returned runs, as after any end), and the next subscriber
+/// connects anew, which runs the upstream's generator again.
 ///
 /// Each call of `share` makes one shared connection: keep the returned
 /// signal and subscribe to it, rather than calling `share` again.
@@ -368,7 +369,10 @@ final class _SharedConnection<T, E>: @unchecked Sendable {
     /// an event, as a pipe's subscriptions do when the pipe goes. Its
     /// subscribers are then ended (their callbacks released): otherwise the
     /// session's pipe, which holds them, and their disposables, which hold
-    /// the session, would keep each other alive.
+    /// the session, would keep each other alive. The upstream's disposable
+    /// is disposed, as after any end: what its generator returned (an
+    /// `ActionDisposable` closing a descriptor) was released undisposed, and
+    /// every later connection started the generator again.
     private func abandon(_ session: Session) {
         self.mutex.lock()
         if session.ended {
@@ -382,7 +386,7 @@ final class _SharedConnection<T, E>: @unchecked Sendable {
         let upstream = session.upstream
         session.upstream = nil
         self.mutex.unlock()
-        withExtendedLifetime(upstream) {}
+        upstream?.dispose()
         session.pipe.broadcaster.close()
     }
 
