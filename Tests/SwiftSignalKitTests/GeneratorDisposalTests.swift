@@ -1,5 +1,5 @@
 import XCTest
-import SwiftSignalKit
+@testable import SwiftSignalKit
 
 /// A generator that emits and keeps no reference to its subscriber, and
 /// returns a disposable that releases something (a descriptor): disposing
@@ -48,6 +48,36 @@ final class GeneratorDisposalTests: XCTestCase {
         for (name, operation) in cases {
             XCTAssertEqual(disposals(operation, queue: queue), 1, name)
         }
+    }
+
+    /// A target whose deinit has begun when a dispose comes (another
+    /// thread's, at that moment): the dispose cannot reach it, and what the
+    /// deinit then leaves is disposed at once, not kept for a dispose that
+    /// already came. The deinit is made to call `dispose` itself before it
+    /// ends the disposer's target, the order another thread can give.
+    func testADisposeDuringTheTargetsDeinitDisposesWhatItLeaves() {
+        final class Target: Disposable {
+            var disposer: _UnretainedDisposable<Target>?
+            let leaving: any Disposable
+            init(leaving: any Disposable) {
+                self.leaving = leaving
+            }
+            func dispose() {}
+            deinit {
+                self.disposer?.dispose()
+                self.disposer?.targetEnded(leaving: [self.leaving])
+            }
+        }
+        let count = Atomic<Int>(value: 0)
+        var target: Target? = Target(leaving: ActionDisposable {
+            _ = count.modify { $0 + 1 }
+        })
+        let disposer = _UnretainedDisposable(target!)
+        target!.disposer = disposer
+        target = nil
+        XCTAssertEqual(count.with { $0 }, 1, "disposed when the deinit left it")
+        disposer.dispose()
+        XCTAssertEqual(count.with { $0 }, 1, "once")
     }
 
     /// Each connection of `share` whose upstream let go disposes what that

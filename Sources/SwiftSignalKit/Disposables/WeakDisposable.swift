@@ -58,8 +58,11 @@ final class _UnretainedDisposable<Target: AnyObject & Disposable>: Disposable, @
     @usableFromInline let mutex = _Mutex()
     // Guarded by `mutex`.
     @exclusivity(unchecked) @usableFromInline var target: Unmanaged<Target>?
-    // Guarded by `mutex`: what the target left undisposed (see above).
+    // Guarded by `mutex`: what the target left undisposed (see above), and
+    // whether a `dispose` came once the target could no longer be reached
+    // (its deinit begun): what the deinit then leaves is disposed at once.
     @exclusivity(unchecked) @usableFromInline var leftover: [any Disposable] = []
+    @exclusivity(unchecked) @usableFromInline var disposedAfterTarget = false
 
     /// Usage: `state.disposer = _UnretainedDisposable(state)` (the state
     /// holds it strongly, and its deinit calls `targetEnded()`).
@@ -72,6 +75,7 @@ final class _UnretainedDisposable<Target: AnyObject & Disposable>: Disposable, @
     func dispose() {
         self.mutex.lock()
         guard let target = self.target, _sks_try_retain(target.toOpaque()) != 0 else {
+            self.disposedAfterTarget = true
             let leftover = self.leftover
             self.leftover = []
             self.mutex.unlock()
@@ -91,7 +95,15 @@ final class _UnretainedDisposable<Target: AnyObject & Disposable>: Disposable, @
     func targetEnded(leaving leftover: [any Disposable] = []) {
         self.mutex.lock()
         self.target = nil
-        self.leftover = leftover
+        guard self.disposedAfterTarget else {
+            self.leftover = leftover
+            self.mutex.unlock()
+            return
+        }
+        // A dispose came while the deinit ran (it found the target going).
         self.mutex.unlock()
+        for disposable in leftover {
+            disposable.dispose()
+        }
     }
 }

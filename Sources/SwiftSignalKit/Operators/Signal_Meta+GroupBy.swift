@@ -16,7 +16,8 @@
 ///
 /// Thread-safety: the upstream may emit from any thread; `key` runs on the
 /// upstream's thread, never under a lock. The groups live in a dictionary
-/// (and in the order they were made, for their ends) under a lock never held while anything is delivered. While the pair of a
+/// (and in the order they were made, for their ends) under a lock never
+/// held while anything is delivered. While the pair of a
 /// new group is being delivered, the values of that key that other threads
 /// emit wait, in order, and reach the group right after the first value,
 /// on the thread that delivered the pair; each thread's values of one key
