@@ -144,7 +144,9 @@
  *   and the library had started none of its own (they start, and stay, the
  *   first time work, a delivery or a timer goes to a serial or concurrent
  *   queue, or a timer or sk_queue_after() to any queue but a virtual-time
- *   one), the child may use the library fully.
+ *   one), the child may use the library fully (each host queue's
+ *   descriptor is its own there, at the same number, readable while its
+ *   copy of the queue has work pending).
  * - Detectable misuse (NULL handle, NULL function, wrong value kind) returns an
  *   error and never crashes, hangs or leaks. Using a handle or a heap value
  *   after its last release is undefined behaviour, as with free(), unless
@@ -1913,7 +1915,9 @@ int sk_queue_async(sk_queue *queue, sk_work_fn fn, void *ctx, sk_release_fn rele
  * concurrent queue holds nothing: its sync runs `fn` on the calling
  * thread at once. Inside, sk_queue_is_current() keeps its meaning: only
  * the queue the thread entered last is current (in the innermost `fn`
- * above, `second`, not `first`; through a concurrent queue, neither).
+ * above, `second`, not `first`; through a concurrent queue, neither),
+ * except that a host-drained or virtual-time `first` stays current on the
+ * thread draining or advancing it (see sk_queue_is_current()).
  *
  * For the main queue and host-drained queues this blocks until the thread
  * that drains them runs the work: calling it from that thread while it is
@@ -1966,7 +1970,7 @@ int sk_queue_after(sk_queue *queue, double seconds, sk_work_fn fn, void *ctx, sk
  * @brief Whether the caller runs on a queue.
  *
  * Only the innermost queue counts: inside the work of sk_queue_sync(second)
- * called from `first`'s work, `second` is current and `first` is not,
+ * called from a serial `first`'s work, `second` is current and `first` is not,
  * also inside the work of a sync back onto `first` (which runs inline: see
  * sk_queue_sync()). A
  * host-drained or virtual-time queue is current on the thread draining or

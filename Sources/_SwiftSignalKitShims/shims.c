@@ -234,13 +234,85 @@ void _sks_tsan_acquire(const void *address) {
 
 #if defined(__linux__)
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <sys/eventfd.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+/* The live eventfds of _sks_event_create (host queues), guarded by
+ * sks_events_lock, for the fork handlers below: a fork's child gets a
+ * descriptor of its own at the same number. Without them the two
+ * processes shared each eventfd's counter: the child's drain made the
+ * parent's descriptor unreadable with work pending there, and the child's
+ * work made it readable with nothing there (signalkit.h, "fork()": the
+ * parent is unaffected). */
+static pthread_mutex_t sks_events_lock = PTHREAD_MUTEX_INITIALIZER;
+static int *sks_events;
+static size_t sks_events_count;
+static size_t sks_events_capacity;
+static int sks_events_handlers;
+
+static void sks_events_prepare(void) {
+    pthread_mutex_lock(&sks_events_lock);
+}
+
+static void sks_events_parent(void) {
+    pthread_mutex_unlock(&sks_events_lock);
+}
+
+/* In the child (async-signal-safe calls only: the parent may have had
+ * other threads): each descriptor replaced by a new eventfd, readable if
+ * the shared one was (work pending in the queue's copy), put at its number
+ * by dup3, so that a descriptor the program watches stays the queue's.
+ * Where the system refuses the new eventfd the child keeps the shared one
+ * (what it had before these handlers). */
+static void sks_events_child(void) {
+    for (size_t i = 0; i < sks_events_count; i++) {
+        int fd = sks_events[i];
+        struct pollfd watched = { .fd = fd, .events = POLLIN, .revents = 0 };
+        int readable = poll(&watched, 1, 0) > 0 && (watched.revents & POLLIN) != 0;
+        int fresh = eventfd(readable ? 1 : 0, EFD_NONBLOCK | EFD_CLOEXEC);
+        if (fresh < 0) {
+            continue;
+        }
+        (void)dup3(fresh, fd, O_CLOEXEC);
+        close(fresh);
+    }
+    pthread_mutex_unlock(&sks_events_lock);
+}
+
 int _sks_event_create(void) {
-    return eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    pthread_mutex_lock(&sks_events_lock);
+    if (!sks_events_handlers) {
+        if (pthread_atfork(sks_events_prepare, sks_events_parent, sks_events_child) != 0) {
+            pthread_mutex_unlock(&sks_events_lock);
+            errno = ENOMEM;
+            return -1;
+        }
+        sks_events_handlers = 1;
+    }
+    if (sks_events_count == sks_events_capacity) {
+        size_t capacity = sks_events_capacity ? sks_events_capacity * 2 : 8;
+        int *grown = realloc(sks_events, capacity * sizeof *grown);
+        if (grown == NULL) {
+            pthread_mutex_unlock(&sks_events_lock);
+            errno = ENOMEM;
+            return -1;
+        }
+        sks_events = grown;
+        sks_events_capacity = capacity;
+    }
+    int fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    if (fd >= 0) {
+        sks_events[sks_events_count++] = fd;
+    }
+    int saved = errno;
+    pthread_mutex_unlock(&sks_events_lock);
+    errno = saved;
+    return fd;
 }
 
 /* Both retry when a signal interrupts them: a lost write would leave work
@@ -260,7 +332,17 @@ void _sks_event_clear(int fd) {
 }
 
 void _sks_event_close(int fd) {
+    pthread_mutex_lock(&sks_events_lock);
+    for (size_t i = 0; i < sks_events_count; i++) {
+        if (sks_events[i] == fd) {
+            sks_events[i] = sks_events[--sks_events_count];
+            break;
+        }
+    }
+    /* Closed under the lock: a fork between the two would give the child a
+     * closed number to replace (maybe another file's by then). */
     close(fd);
+    pthread_mutex_unlock(&sks_events_lock);
 }
 
 int _sks_is_main_thread(void) {

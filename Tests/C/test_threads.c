@@ -1,5 +1,6 @@
 /* test_threads.c - concurrent puts, subscriptions and disposals. */
 #include <errno.h>
+#include <poll.h>
 #include <semaphore.h>
 #include <stdlib.h>
 #include <string.h>
@@ -922,5 +923,77 @@ Test(threads, a_single_threaded_parent_forks_children_that_use_the_library, .tim
     sk_signal_release(source);
     sk_pipe_release(pipe);
     sem_destroy(&child_sem);
+    expect_no_live_objects(0);
+}
+
+static void count_host_task(void *ctx) {
+    (*(int *)ctx)++;
+}
+
+static bool host_fd_readable(int fd) {
+    struct pollfd watched = {.fd = fd, .events = POLLIN, .revents = 0};
+    return poll(&watched, 1, 0) == 1 && (watched.revents & POLLIN) != 0;
+}
+
+/* The child of a_forked_child_has_host_queues_of_its_own: 0 when its copy
+ * of `queue` behaves as its own (`drain`: it drains the copy's pending work
+ * first), else the step that failed. */
+static int use_a_host_queue_in_the_child(sk_queue *queue, int fd, int *ran, bool drain) {
+    int child_fd = -1;
+    size_t count = 0;
+    if (sk_queue_host_fd(queue, &child_fd) != SK_OK || child_fd != fd) {
+        return 1;
+    }
+    if (drain) {
+        if (!host_fd_readable(fd) || sk_queue_host_drain(queue, 0, &count) != SK_OK || count != 3 || *ran != 3 ||
+            host_fd_readable(fd)) {
+            return 2;
+        }
+    }
+    if (sk_queue_async(queue, count_host_task, ran, NULL) != SK_OK || !host_fd_readable(fd)) {
+        return 3;
+    }
+    return 0;
+}
+
+/* A host queue's descriptor was one eventfd shared by the parent and a
+ * forked child: the child's drain left the parent's descriptor unreadable
+ * with its work pending, the child's work made it readable with nothing
+ * pending (signalkit.h, "fork()": the parent is unaffected). */
+Test(threads, a_forked_child_has_host_queues_of_its_own, .timeout = SK_TEST_TIMEOUT) {
+    if (SK_TEST_TSAN) {
+        cr_skip_test("ThreadSanitizer's own thread makes every fork a multi-threaded one");
+    }
+    sk_queue *queue = NULL;
+    int fd = -1, ran = 0;
+    size_t count = 0;
+    SK_OK_OR_FAIL(sk_queue_create_host(&queue, "forked"));
+    SK_OK_OR_FAIL(sk_queue_host_fd(queue, &fd));
+    for (int i = 0; i < 3; i++) {
+        SK_OK_OR_FAIL(sk_queue_async(queue, count_host_task, &ran, NULL));
+    }
+    for (int child = 0; child < 2; child++) {
+        pid_t pid = fork();
+        if (pid == 0) {
+            alarm(2 * (unsigned)SK_WAIT_SECONDS);
+            _exit(use_a_host_queue_in_the_child(queue, fd, &ran, child == 0));
+        }
+        cr_assert_gt(pid, 0, "fork failed");
+        int status = 0;
+        cr_assert_eq(waitpid(pid, &status, 0), pid);
+        cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+                  "child %d: %s %d (1: the descriptor, 2: the drain, 3: new work)", child,
+                  WIFEXITED(status) ? "exit status" : "signal", WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+        if (child == 0) {
+            cr_assert(host_fd_readable(fd), "the parent's three tasks are pending, its descriptor must be readable");
+            SK_OK_OR_FAIL(sk_queue_host_drain(queue, 0, &count));
+            cr_assert_eq(count, 3);
+            cr_assert_eq(ran, 3);
+        }
+        cr_assert_not(host_fd_readable(fd), "child %d: nothing is pending in the parent", child);
+    }
+    SK_OK_OR_FAIL(sk_queue_host_drain(queue, 0, &count));
+    cr_assert_eq(count, 0);
+    sk_queue_release(queue);
     expect_no_live_objects(0);
 }
