@@ -35,14 +35,30 @@ _queues: "weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, weakref.ref[Queue
 
 class _LoopQueue(Queue):
     """A loop's host queue (asyncio_queue): the loop owns it. Its reader
-    drains it and holds it, and it is released with the loop's selector
-    when the loop closes; close() (and a `with` block's end) leaves it
-    open, so that the loop's later `await signal`, `async for` and
-    deliveries still have their queue and the reader never watches a
-    descriptor the library closed."""
+    (_LoopReader) drains it, and the queue is released when the loop lets
+    go of the reader (the loop closes, its selector with it), whoever else
+    holds this object; close() (and a `with` block's end) leaves it open,
+    so that the loop's later `await signal`, `async for` and deliveries
+    still have their queue and the reader never watches a descriptor the
+    library closed."""
 
     def close(self) -> None:
         """Nothing: the loop owns its queue (released when the loop closes)."""
+
+
+class _LoopReader:
+    """The reader a loop holds for its queue (loop.add_reader): drains it.
+    The queue's release is tied to this object, not to the queue object a
+    program may keep: when the loop closes (or is collected) it drops its
+    readers, and this one's finalizer releases the queue (pending work
+    dropped, its descriptor closed; the object then says it is closed)."""
+    __slots__ = ("queue", "__weakref__")
+
+    def __init__(self, queue: _LoopQueue) -> None:
+        self.queue = queue
+
+    def __call__(self) -> None:
+        self.queue.drain()
 
 
 def asyncio_queue(loop: Optional[asyncio.AbstractEventLoop] = None) -> Queue:
@@ -52,7 +68,8 @@ def asyncio_queue(loop: Optional[asyncio.AbstractEventLoop] = None) -> Queue:
     on first use, one per loop; signal.deliver_on(asyncio_queue()) delivers
     a signal's events where loop state may be touched freely. The loop owns
     it: close() and a `with` block leave it open; it is released when the
-    loop closes."""
+    loop closes (pending work dropped), also when the program kept it: its
+    calls then raise ValueError, as a closed handle's."""
     if loop is None:
         loop = asyncio.get_running_loop()
     elif not isinstance(loop, asyncio.AbstractEventLoop):
@@ -62,7 +79,11 @@ def asyncio_queue(loop: Optional[asyncio.AbstractEventLoop] = None) -> Queue:
     if queue is None:
         queue = _LoopQueue.host("asyncio")
         queue._loop = weakref.ref(loop)
-        loop.add_reader(queue.fileno(), queue.drain)
+        reader = _LoopReader(queue)
+        # Not at exit: a loop still open then keeps its queue to the end, as
+        # any handle the program keeps.
+        weakref.finalize(reader, queue._drop).atexit = False
+        loop.add_reader(queue.fileno(), reader)
         _queues[loop] = weakref.ref(queue)
     return queue
 

@@ -1,6 +1,7 @@
 """asyncio: await a signal, async for, and the loop's own host queue."""
 import asyncio
 import itertools
+import os
 import threading
 
 import pytest
@@ -130,6 +131,39 @@ def test_a_signal_made_on_a_loop_fails_its_starts_once_that_loop_closed():
     assert run(made_and_run_in_one_loop()) == 0
     for signal in signals:
         signal.close()
+    pipe.close()
+
+
+def test_a_loops_queue_is_released_when_the_loop_closes_though_the_program_keeps_it():
+    """The loop owns asyncio_queue()'s queue: it is released when the loop
+    closes. A program that kept the object it was given kept the queue
+    open: its descriptor, the deliveries pending on it (delivered later by
+    a drain() on the wrong thread) and the library objects stayed, until
+    that object went. The queue is released at the loop's close now,
+    whoever holds the object, which then says it is closed."""
+    loop = asyncio.new_event_loop()
+    delivered = []
+
+    async def setup():
+        queue = sk.asyncio_queue()
+        pipe = sk.Pipe()
+        return queue, pipe, pipe.signal().deliver_on(queue).subscribe(delivered.append)
+
+    queue, pipe, subscription = loop.run_until_complete(setup())
+    fd = queue.fileno()
+    worker = threading.Thread(target=lambda: [pipe.put(n) for n in range(3)])
+    worker.start()
+    worker.join()
+    assert sk.pending_callbacks() > 0  # the three deliveries wait for the loop
+    loop.close()
+    assert not os.path.exists(f"/proc/self/fd/{fd}")
+    with pytest.raises(ValueError, match="closed"):
+        queue.drain()
+    with pytest.raises(ValueError, match="closed"):
+        queue.run(lambda: None)
+    pipe.put(99)
+    assert delivered == []
+    subscription.dispose()
     pipe.close()
 
 
