@@ -420,7 +420,9 @@ public final class Queue: @unchecked Sendable {
     /// concurrent queue excludes nothing and is never held: its `sync` runs
     /// `f` on the calling thread at once (libdispatch's), nested or not.
     /// `isCurrent()` keeps its meaning inside: only the queue the thread
-    /// entered last is current (in `f` above, `second`, not `first`).
+    /// entered last is current (in `f` above, `second`, not `first`), but
+    /// a host-drained or virtual-time `first` stays current on the thread
+    /// draining or advancing it (see `isCurrent()`).
     ///
     /// On a host-drained queue, from another thread, this waits until the
     /// host drains the queue (on a virtual-time queue it runs the work due

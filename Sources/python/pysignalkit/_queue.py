@@ -152,7 +152,8 @@ class Queue(_Handle):
 
         Only the innermost queue counts: inside a sync onto another queue
         made from this queue's work, the other queue is current, not this
-        one. A concurrent queue (Queue.concurrent(), with max_workers or
+        one (but a host queue stays current on the thread draining it,
+        sk_queue_is_current). A concurrent queue (Queue.concurrent(), with max_workers or
         not) is never current, inside its own work too
         (sk_queue_is_current).
         """
