@@ -31,9 +31,10 @@ T = TypeVar("T")
 _MAP, _FILTER, _TAP = 0, 1, 2
 
 
-# Every int a stream carries fits int64, whether or not it crosses the
-# library (the rule of _put_object): OverflowError otherwise.
-_check_int64 = _speedups.check_int64
+# Every int a stream carries fits int64 and every str encodes as UTF-8,
+# whether or not it crosses the library (the rules of _put_object):
+# OverflowError, UnicodeEncodeError otherwise.
+_check_value = _speedups.check_value
 
 
 # A chain of Python stages composed into one function, so that an event
@@ -55,7 +56,8 @@ def _chain_maker(stages: Stages) -> Optional[ChainMaker]:
     """What makes, for a tail and a list `live`, one function for `stages`
     then tail(value) while live[0] is not None (None for no stages): a
     filtered-out value stops there; a map's int result outside int64
-    raises OverflowError (_speedups.check_int64). Made once per stage
+    raises OverflowError, its str that UTF-8 cannot encode
+    UnicodeEncodeError (_speedups.check_value). Made once per stage
     signal; each subscription binds its tail and its callback list."""
     if not stages:
         return None
@@ -87,7 +89,7 @@ def _chain_maker(stages: Stages) -> Optional[ChainMaker]:
         make = _chain_makers[kinds] = namespace["make"]
         chain_code = next(c for c in make.__code__.co_consts if getattr(c, "co_name", None) == "chain")
         _chain_lines[chain_code] = stage_at
-    maker: ChainMaker = functools.partial(make, _check_int64, *[fn for _, fn in stages])
+    maker: ChainMaker = functools.partial(make, _check_value, *[fn for _, fn in stages])
     return maker
 
 
@@ -519,7 +521,7 @@ class _IterRun:
         sink = self.sink
         assert sink is not None
         handler = sink.handler()
-        interrupted, check, pending = _interrupts.local, _check_int64, _speedups.interrupt_pending
+        interrupted, check, pending = _interrupts.local, _check_value, _speedups.interrupt_pending
         _sk_user = False
         # `while True` and a test: the loop runs once per subscription, and
         # CPython 3.11 specializes the code of a loop whose end is an
@@ -534,7 +536,7 @@ class _IterRun:
                 return
             try:
                 check(item)
-            except OverflowError as exc:
+            except (OverflowError, UnicodeEncodeError) as exc:
                 self.failures.record(exc)
                 sink.fail(exc, "generator")
                 return

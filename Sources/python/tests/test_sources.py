@@ -80,6 +80,29 @@ def test_from_iterable_into_a_library_operator_puts_every_kind():
 
 
 @pytest.mark.parametrize("build", [
+    lambda s: s,  # straight to on_next: no value crosses the library
+    lambda s: s.take(5),  # into a library operator
+], ids=["python-only", "through-the-library"])
+def test_a_lone_surrogate_fails_the_stream_whatever_its_route(build):
+    # docs/python.md, "Values": a callback that returns a str UTF-8 cannot
+    # encode fails the stream with UnicodeEncodeError, as does one that an
+    # iterable gives. A chain of Python stages into on_next checked ints
+    # only: the str reached on_next when no library operator followed.
+    for signal in (sk.Signal.from_iterable([1]).map(lambda v: "\ud800"),
+                   sk.Signal.from_iterable(["ok", "\ud800", "never"])):
+        seen, errors = [], []
+        with build(signal).subscribe(seen.append, errors.append):
+            pass
+        assert len(errors) == 1 and isinstance(errors[0], UnicodeEncodeError), (seen, errors)
+        assert seen in ([], ["ok"])
+    with sk.Pipe() as pipe:
+        seen, errors = [], []
+        with build(pipe.signal().map(lambda v: v + "\udfff")).subscribe(seen.append, errors.append):
+            pipe.put("a")
+        assert seen == [] and len(errors) == 1 and isinstance(errors[0], UnicodeEncodeError)
+
+
+@pytest.mark.parametrize("build", [
     lambda s: s,  # the values straight to on_next (the package's loop)
     lambda s: s.take(10 ** 9),  # into a library operator (the extension's loop, put_each)
     lambda s: s.scan(lambda total, v: v, 0),

@@ -172,11 +172,16 @@ def test_a_delivery_keeps_no_value_and_a_kept_argument_tuple_stays_as_it_was():
             assert watch() is None, "the delivered value is not held after its delivery"
 
 
-def test_the_check_of_ints():
-    _speedups.check_int64(2 ** 63 - 1)
-    _speedups.check_int64("not an int")
+def test_the_check_of_ints_and_strs():
+    _speedups.check_value(2 ** 63 - 1)
+    _speedups.check_value(b"\xff not an int")
     with pytest.raises(OverflowError, match="out of range of int64"):
-        _speedups.check_int64(2 ** 63)
+        _speedups.check_value(2 ** 63)
+    for text in ("ascii", "caf\u00e9", "\U0001f600", "", type("Text", (str,), {})("sub")):
+        _speedups.check_value(text)
+    for text in ("\ud800", "caf\u00e9 \udfff", type("Text", (str,), {})("\ud800")):
+        with pytest.raises(UnicodeEncodeError):
+            _speedups.check_value(text)
 
 
 def test_hold_takes_only_its_list():

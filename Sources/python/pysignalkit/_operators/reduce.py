@@ -14,7 +14,7 @@ from .._core import C, Value, _Failures, _put_object, _retain_callbacks
 from .._handle import _callable_arg, _InFlight
 from .._signal_core import _new_signal, _signal_class
 from .._standard_operators import _ReduceStandard
-from .._subscription import _check_int64, _FILTER
+from .._subscription import _check_value, _FILTER
 
 if TYPE_CHECKING:  # annotations only: the composed class is above this module
     from .._signal import Signal
@@ -48,7 +48,7 @@ class _ReduceOperators(_ReduceStandard[T_co]):
         accumulator fits int64 (OverflowError ends the stream, the values
         after it are not folded), an exception of fn ends the stream with
         it and is this signal's `exception`."""
-        _check_int64(initial)
+        _check_value(initial)
         upstream = self
         failures = _Failures()
         # start() is held by the library (deferred's callback set): it
@@ -62,7 +62,7 @@ class _ReduceOperators(_ReduceStandard[T_co]):
 
             def fold(value: Any) -> bool:
                 accumulator[0] = fn(accumulator[0], value)
-                _check_int64(accumulator[0])
+                _check_value(accumulator[0])
                 return False
 
             folded: Signal[U] = upstream._stage((_FILTER, fold), recorder)

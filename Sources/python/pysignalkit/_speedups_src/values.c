@@ -8,8 +8,8 @@
  * - object_value: a Python object of the library's kinds (exact types) as
  *   an sk_value, or "not one of them" for any other object, which the
  *   package carries by reference through its ctypes path;
- * - check_int64: the int64 check of object_value for an int that never
- *   crosses the library.
+ * - check_value: the checks of object_value for a value that never
+ *   crosses the library (an int within int64, a str encodable as UTF-8).
  */
 #include "speedups.h"
 
@@ -225,10 +225,17 @@ int object_value(PyObject *object, sk_value *out)
     return 0;
 }
 
-/* check_int64(value): OverflowError for an int (exactly) outside int64;
- * None for anything else. Every int a stream carries fits int64, also one
- * that never crosses the library (a chain of Python stages). */
-static PyObject *check_int64(PyObject *self, PyObject *object)
+/* "isascii", for check_value. */
+static PyObject *name_isascii;
+
+/* check_value(value): OverflowError for an int (exactly) outside int64,
+ * UnicodeEncodeError for a str that UTF-8 cannot encode (a lone surrogate);
+ * None for anything else. Every int a stream carries fits int64 and every
+ * str encodes, also one that never crosses the library (a chain of Python
+ * stages): the rules of object_value, which a value crossing meets. An
+ * ASCII str (the common case) costs one method call; any other is encoded
+ * (the stable ABI of 3.9 has no cheaper way to look for surrogates). */
+static PyObject *check_value(PyObject *self, PyObject *object)
 {
     (void)self;
     if (PyLong_CheckExact(object)) {
@@ -240,6 +247,20 @@ static PyObject *check_int64(PyObject *self, PyObject *object)
         }
         if (number == -1 && PyErr_Occurred())
             return NULL;
+    } else if (PyUnicode_Check(object)) {
+        if (PyUnicode_CheckExact(object)) {
+            PyObject *ascii = PyObject_CallMethodObjArgs(object, name_isascii, NULL);
+            if (ascii == NULL)
+                return NULL;
+            int is_ascii = ascii == Py_True;
+            Py_DECREF(ascii);
+            if (is_ascii)
+                Py_RETURN_NONE;
+        }
+        PyObject *data = PyUnicode_AsUTF8String(object);
+        if (data == NULL)
+            return NULL;
+        Py_DECREF(data);
     }
     Py_RETURN_NONE;
 }
@@ -267,10 +288,18 @@ static PyObject *set_error_type(PyObject *self, PyObject *type)
 }
 
 static PyMethodDef methods[] = {
-    {"check_int64", check_int64, METH_O, "check_int64(value): OverflowError for an int outside int64."},
+    {"check_value", check_value, METH_O,
+     "check_value(value): OverflowError for an int outside int64, UnicodeEncodeError for a str UTF-8 cannot encode."},
     {"set_converter", set_converter, METH_O, "set_converter(fn): fn(address) converts the other kinds."},
     {"set_error_type", set_error_type, METH_O, "set_error_type(t): t(status, message) for a failing library call."},
     {NULL, NULL, 0, NULL},
 };
 
-const module_part values_part = {methods, NULL};
+static int init(PyObject *module)
+{
+    (void)module;
+    name_isascii = PyUnicode_InternFromString("isascii");
+    return name_isascii == NULL ? -1 : 0;
+}
+
+const module_part values_part = {methods, init};
