@@ -45,8 +45,9 @@ ends the stream with it, as a C callback's sk_callback_fail does (and
 group_by's groups delivered before it): nothing is delivered for that
 value nor after it, the upstream is disposed, and on_error receives that
 exception object, with its traceback while it is delivered
-(afterwards the traceback is dropped and its text kept as a note, so no
-handle or local is kept alive through it). An exception in on_next
+(afterwards, once the library holds the error no more, the traceback is
+dropped and its text kept as a note, so no handle or local is kept alive
+through it; group_by's groups that ended with it hold it while they live). An exception in on_next
 disposes the subscription and goes to on_error; one in on_error or
 on_completed, in a side effect (before_next, after_completed, ...) or a
 bounded operator's on_drop goes to the hook

@@ -125,7 +125,8 @@ class Queue(_Handle):
         """Runs fn() on the queue, later: never inside this call, also when
         it is made from a job of the same queue (a job that runs itself
         again runs once this one has returned, in constant stack; on a host
-        queue, at the next drain()). An exception goes to
+        queue, at a later drain(): the one that runs once fileno() is readable
+        again, not necessarily the next call). An exception goes to
         callback_error_hook (where "work"). TypeError at the call unless
         `fn` is callable.
 

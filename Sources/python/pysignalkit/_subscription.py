@@ -28,7 +28,9 @@ T = TypeVar("T")
 # The sink is also in the registry (_core._keep), for the exit hook.
 # --------------------------------------------------------------------------
 
-_MAP, _FILTER, _TAP = 0, 1, 2
+# _REDUCE: a fold composed into a chain (reduce() after Python stages),
+# which drops every value as a filter does, named "reduce".
+_MAP, _FILTER, _TAP, _REDUCE = 0, 1, 2, 3
 
 
 # Every int a stream carries fits int64 and every str encodes as UTF-8,
@@ -43,8 +45,8 @@ _check_value = _speedups.check_value
 _CHAIN_FILE = "<signalkit chain>"
 _chain_makers: Dict[Tuple[int, ...], Callable[..., Callable[[Any], Any]]] = {}
 # The stage on each line of each composed chain's code ("map", "filter",
-# "tap"), so that an exception says which stage raised it (_stage_of).
-_STAGE_NAMES = {_MAP: "map", _FILTER: "filter", _TAP: "tap"}
+# "tap", "reduce"), so that an exception says which stage raised it (_stage_of).
+_STAGE_NAMES = {_MAP: "map", _FILTER: "filter", _TAP: "tap", _REDUCE: "reduce"}
 _chain_lines: Dict[Any, Dict[int, str]] = {}
 
 
@@ -71,7 +73,7 @@ def _chain_maker(stages: Stages) -> Optional[ChainMaker]:
             first = len(lines) + 1
             if kind == _MAP:
                 lines += [f"        v = {name}(v)", "        check(v)"]
-            elif kind == _FILTER:
+            elif kind in (_FILTER, _REDUCE):
                 lines += [f"        if not {name}(v):", "            return"]
             else:
                 lines += [f"        {name}(v)"]
@@ -95,7 +97,7 @@ def _chain_maker(stages: Stages) -> Optional[ChainMaker]:
 
 def _stage_of(exc: BaseException) -> Optional[str]:
     """The stage of a composed chain that `exc` escaped from ("map",
-    "filter" or "tap": its function, or a map's result check), read from
+    "filter", "tap" or "reduce": its function, or a map's result check), read from
     the line the chain's frame stopped on; None when it came from the
     chain's tail (on_next, a put) or from no chain."""
     tb = exc.__traceback__

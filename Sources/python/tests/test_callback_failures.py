@@ -208,6 +208,25 @@ def test_a_group_by_key_the_library_cannot_hold_ends_the_stream(hook):
     assert len(errors) == 1 and isinstance(errors[0], OverflowError) and hook == []
 
 
+@pytest.mark.parametrize("stages", [
+    lambda s: s,
+    lambda s: s.map(lambda v: v),
+    lambda s: s.filter(lambda v: True),
+    lambda s: s.tap(lambda v: None),
+], ids=["alone", "after map", "after filter", "after tap"])
+@pytest.mark.parametrize("fold", ["reduce", "scan"])
+def test_a_fold_without_on_error_is_reported_as_the_fold_behind_python_stages(hook, stages, fold):
+    # reduce() after a Python stage joins their chain: its exception was
+    # reported (and its traceback note named) as "filter".
+    def failing(total, value):
+        raise Boom(value)
+
+    with sk.Pipe() as pipe, getattr(stages(pipe.signal()), fold)(failing, 0).subscribe(lambda v: None):
+        pipe.put(1)
+    assert [where for _, where in hook] == [fold]
+    assert any(f"signalkit {fold} callback" in note for note in hook[0][0].__notes__), hook[0][0].__notes__
+
+
 # --- tracebacks ----------------------------------------------------------------
 
 

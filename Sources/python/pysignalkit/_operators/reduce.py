@@ -14,7 +14,7 @@ from .._core import C, Value, _Failures, _put_object, _retain_callbacks
 from .._handle import _callable_arg, _InFlight
 from .._signal_core import _new_signal, _signal_class
 from .._standard_operators import _ReduceStandard
-from .._subscription import _check_value, _FILTER
+from .._subscription import _check_value, _REDUCE
 
 if TYPE_CHECKING:  # annotations only: the composed class is above this module
     from .._signal import Signal
@@ -41,9 +41,9 @@ class _ReduceOperators(_ReduceStandard[T_co]):
         return self._fold(C.signal_reduce_left, fn, initial, "reduce")
 
     def _composed_reduce(self, fn: Callable[[U, T_co], U], initial: U) -> "Signal[U]":
-        """reduce() after Python stages: per subscription, a filter stage
-        that folds each value into that subscription's accumulator (and
-        drops it) joins the chain, then the accumulator is emitted once the
+        """reduce() after Python stages: per subscription, a stage that
+        folds each value into that subscription's accumulator (and drops it,
+        as a filter would; named "reduce") joins the chain, then the accumulator is emitted once the
         upstream completes. The same rules as the library's fold: every
         accumulator fits int64 (OverflowError ends the stream, the values
         after it are not folded), an exception of fn ends the stream with
@@ -65,7 +65,7 @@ class _ReduceOperators(_ReduceStandard[T_co]):
                 _check_value(accumulator[0])
                 return False
 
-            folded: Signal[U] = upstream._stage((_FILTER, fold), recorder)
+            folded: Signal[U] = upstream._stage((_REDUCE, fold), recorder)
             return folded.then(_signal_class().deferred(lambda: _signal_class().single(accumulator[0])))
 
         result: Signal[U] = _signal_class().deferred(start)
