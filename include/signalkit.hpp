@@ -141,7 +141,9 @@
  *   compile; value::pointer(p) makes a user pointer.
  *
  * - Operators. Each sk_signal_* operator is a member of signal (s.map(f)) and
- *   a free function returning a pipeable (s | map(f) | take(3)). Names follow
+ *   a namespace-scope function object returning a pipeable (s | map(f) |
+ *   take(3)); being objects, not functions, argument-dependent lookup
+ *   never picks them over a program's own `filter` or `take`. Names follow
  *   the C ones, except: catch_error (sk_signal_catch), queue_signals
  *   (sk_signal_queue). Durations are seconds as double or any
  *   std::chrono::duration. Queues are borrowed where C borrows them: the
@@ -909,6 +911,8 @@ template <class A> struct from_c {
             return read(v);
         } catch (const error &e) {
             conversion_failed(where, cannot_take, e.what());
+        } catch (...) {
+            conversion_failed(where, cannot_take, "out of memory");
         }
     }
 };
@@ -1948,7 +1952,17 @@ private:
         try {
             argument.emplace(detail::from_c<A>::read(v));
         } catch (const error &e) {
-            return fail(std::string("signalkit::") + Name + ": " + detail::cannot_take + ": " + e.what()).detach();
+            try {
+                return fail(std::string("signalkit::") + Name + ": " + detail::cannot_take + ": " + e.what()).detach();
+            } catch (...) {
+                detail::fail_call(Name, detail::cannot_take, "out of memory");
+                return nullptr;
+            }
+        } catch (...) {
+            /* No memory for the argument (a std::string): the call fails,
+             * as map's does (detail::failing_arg). */
+            detail::fail_call(Name, detail::cannot_take, "out of memory");
+            return nullptr;
         }
         sk_signal *r = nullptr;
         detail::failing_on_throw(Name, [&] { r = signal(detail::invoke_args(B::of(ctx), std::move(*argument))).detach(); });
@@ -2387,7 +2401,13 @@ template <class Member, class... A> struct member_op {
 } // namespace detail
 
 /* The pipeable form of the member `name` of signal: signalkit::name(args...)
- * keeps the arguments, and `s | name(args...)` is `s.name(args...)`. */
+ * keeps the arguments, and `s | name(args...)` is `s.name(args...)`.
+ * signalkit::name is an object (a function object of detail::name##_fn),
+ * not a function: argument-dependent lookup never finds it, so that a
+ * program's own function of that name, called unqualified on signalkit
+ * types (its `filter(values, p)` over a std::vector<signalkit::value>),
+ * stays the program's; `signalkit::name(...)`, and `name(...)` after
+ * `using namespace signalkit`, call it as before. */
 #define SIGNALKIT_DETAIL_PIPEABLE(name)                                                             \
     namespace detail {                                                                              \
     struct name##_member {                                                                          \
@@ -2396,14 +2416,17 @@ template <class Member, class... A> struct member_op {
             return s.name(std::forward<A>(a)...);                                                   \
         }                                                                                           \
     };                                                                                              \
+    struct name##_fn {                                                                              \
+        template <class... A>                                                                       \
+        pipeable<member_op<name##_member, std::decay_t<A>...>> operator()(A &&...a) const {         \
+            static_assert(std::is_invocable<name##_member, const signal &, std::decay_t<A>...>::value, \
+                          "signalkit::" #name ": no member signal::" #name " takes these arguments");  \
+            return {member_op<name##_member, std::decay_t<A>...>{                                   \
+                op_args<std::index_sequence_for<A...>, std::decay_t<A>...>(std::in_place, std::forward<A>(a)...)}}; \
+        }                                                                                           \
+    };                                                                                              \
     }                                                                                               \
-    template <class... A> pipeable<detail::member_op<detail::name##_member, std::decay_t<A>...>> name(A &&...a) { \
-        static_assert(std::is_invocable<detail::name##_member, const signal &, std::decay_t<A>...>::value,   \
-                      "signalkit::" #name ": no member signal::" #name " takes these arguments");             \
-        return {detail::member_op<detail::name##_member, std::decay_t<A>...>{                       \
-            detail::op_args<std::index_sequence_for<A...>, std::decay_t<A>...>(std::in_place,       \
-                                                                              std::forward<A>(a)...)}}; \
-    }
+    inline constexpr detail::name##_fn name{};
 /* One for each operator member of class signal (`s | take(3)`, `s | map(f)`),
  * written by tools/api/generate.py (`make api-update`) from the class; `make
  * test-api` fails when the list is not the class's. */
@@ -2463,10 +2486,19 @@ SIGNALKIT_DETAIL_PIPEABLE(sample_period)
 #undef SIGNALKIT_DETAIL_PIPEABLE
 #undef SIGNALKIT_MOVE_ONLY_REUSED
 
-/* Free-function forms of the sources. */
-template <class G> signal create(G &&generator) { return signal::create(std::forward<G>(generator)); }
-/* signal::deferred. */
-template <class F> signal deferred(F &&f) { return signal::deferred(std::forward<F>(f)); }
+namespace detail {
+struct create_fn {
+    template <class G> signal operator()(G &&generator) const { return signal::create(std::forward<G>(generator)); }
+};
+struct deferred_fn {
+    template <class F> signal operator()(F &&f) const { return signal::deferred(std::forward<F>(f)); }
+};
+} // namespace detail
+/* Free forms of the sources. signal::create; an object, as the pipeables
+ * are (argument-dependent lookup never finds it). */
+inline constexpr detail::create_fn create{};
+/* signal::deferred; an object, as create. */
+inline constexpr detail::deferred_fn deferred{};
 /* signal::single. */
 inline signal single(const value &v) { return signal::single(v); }
 /* signal::fail. */
@@ -2477,8 +2509,10 @@ inline signal complete() { return signal::complete(); }
 inline signal never() { return signal::never(); }
 /* signal::merge. */
 inline signal merge(const std::vector<signal> &signals) { return signal::merge(signals); }
-/* signal::zip. */
-inline signal zip(const std::vector<signal> &signals) { return signal::zip(signals); }
+/* signal::zip, each of its forms (the bounded ones too). */
+template <class... A> signal zip(const std::vector<signal> &signals, A &&...a) {
+    return signal::zip(signals, std::forward<A>(a)...);
+}
 /* signal::concat. */
 inline signal concat(const std::vector<signal> &signals) { return signal::concat(signals); }
 /* signal::combine_latest. */

@@ -9,13 +9,33 @@
 
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
+#include <new>
 #include <string>
 #include <sys/wait.h>
 #include <unistd.h>
 
 using sk_test::track;
+
+/* The suite's operator new: the standard one's behaviour (malloc), but
+ * refusing blocks of 4 KiB or more on a thread that sets
+ * refuse_big_blocks (a test's std::string argument of 10,000 bytes). */
+namespace {
+thread_local bool refuse_big_blocks = false;
+}
+void *operator new(std::size_t size) {
+    if (refuse_big_blocks && size >= 4096) {
+        throw std::bad_alloc();
+    }
+    if (void *block = std::malloc(size != 0 ? size : 1)) {
+        return block;
+    }
+    throw std::bad_alloc();
+}
+void operator delete(void *block) noexcept { std::free(block); }
+void operator delete(void *block, std::size_t) noexcept { std::free(block); }
 
 SK_TEST(errors, error_carries_status_and_message) {
     sk::signal empty;
@@ -308,6 +328,40 @@ SK_TEST(errors, map_to_signal_given_another_kind_fails_the_stream) {
     cr_assert_str_eq(message.c_str(),
                      "signalkit::map_to_signal: the callable's parameter cannot take the value: "
                      "sk_value_get_int64: value is a string (SK_KIND_STRING), expected an int64 (SK_KIND_INT64)");
+}
+
+/* A std::string parameter whose copy finds no memory: every operator
+ * callable with an error path fails the stream, naming itself (map_to_signal
+ * and catch_error let std::bad_alloc out of their noexcept trampoline:
+ * std::terminate). */
+SK_TEST(errors, an_argument_without_memory_fails_the_stream) {
+    const std::string big(10000, 'x');
+    struct made {
+        const char *name;
+        sk::signal signal;
+    };
+    auto calls = std::make_shared<int>(0);
+    const made cases[] = {
+        {"map", sk::single(big) | sk::map([calls](std::string t) { ++*calls; return static_cast<std::int64_t>(t.size()); })},
+        {"filter", sk::single(big) | sk::filter([calls](std::string) { ++*calls; return true; })},
+        {"map_to_signal", sk::single(big) | sk::map_to_signal([calls](std::string t) {
+             ++*calls;
+             return sk::single(static_cast<std::int64_t>(t.size()));
+         })},
+        {"catch_error", sk::fail(big) | sk::catch_error([calls](std::string) { ++*calls; return sk::single(0); })},
+    };
+    for (const auto &c : cases) {
+        auto log = std::make_shared<sk_test::events>();
+        refuse_big_blocks = true;
+        auto d = sk_test::record(c.signal, log);
+        refuse_big_blocks = false;
+        cr_assert(log->values.empty(), "%s", c.name);
+        cr_assert_eq(log->errors.size(), 1u, "%s", c.name);
+        std::string expected = std::string("signalkit::") + c.name + ": the callable's parameter cannot take the value: out of memory";
+        std::string message = log->errors[0].as<std::string>();
+        cr_assert_str_eq(message.c_str(), expected.c_str());
+    }
+    cr_assert_eq(*calls, 0);
 }
 
 SK_TEST(errors, catch_error_given_another_kind_fails_the_stream) {

@@ -200,3 +200,66 @@ SK_TEST(vocabulary, pipes_that_end) {
     cr_assert(later->errors[0].as<std::string>() == "gone");
     d.dispose();
 }
+
+/* A program's own functions named as operators (filter, take, create...),
+ * called unqualified on signalkit types, stay the program's: the
+ * pipeables and the free sources are objects, which argument-dependent
+ * lookup never finds (they were function templates taking anything, which
+ * it found and preferred, and whose static_assert then stopped the build). */
+namespace user_code {
+template <class T, class P> std::vector<T> filter(const std::vector<T> &items, P keep) {
+    std::vector<T> kept;
+    for (const auto &item : items) {
+        if (keep(item)) {
+            kept.push_back(item);
+        }
+    }
+    return kept;
+}
+template <class T> std::vector<T> take(const std::vector<T> &items, std::size_t n) {
+    return std::vector<T>(items.begin(), items.begin() + static_cast<std::ptrdiff_t>(std::min(n, items.size())));
+}
+inline int create(const sk::value &) { return 7; }
+inline std::vector<sk::value> evens(const std::vector<sk::value> &values) {
+    return take(filter(values, [](const sk::value &x) { return x.as<std::int64_t>() % 2 == 0; }), 2);
+}
+} // namespace user_code
+
+SK_TEST(vocabulary, a_programs_own_functions_of_operator_names_stay_its_own) {
+    std::vector<sk::value> values{sk::value(1), sk::value(2), sk::value(3), sk::value(4), sk::value(6)};
+    std::vector<sk::value> got = user_code::evens(values);
+    cr_assert_eq(got.size(), 2u);
+    cr_assert_eq(got[0].as<std::int64_t>(), 2);
+    cr_assert_eq(got[1].as<std::int64_t>(), 4);
+    using user_code::create;
+    cr_assert_eq(create(sk::value(1)), 7);
+    // The library's own still work, qualified and after a using-directive.
+    auto log = std::make_shared<events>();
+    record(ints({1, 2, 3, 4}) | sk::filter([](std::int64_t x) { return x % 2 == 0; }) | sk::take(1), log);
+    cr_assert(log->ints() == v({2}));
+    {
+        using namespace signalkit;
+        auto more = std::make_shared<events>();
+        record(ints({5, 6}) | map([](std::int64_t x) { return x * 10; }), more);
+        cr_assert(more->ints() == v({50, 60}));
+    }
+}
+
+/* The free zip has the bounded forms of signal::zip (docs/operators.md). */
+SK_TEST(vocabulary, the_free_zip_takes_the_bounded_forms) {
+    auto fast = sk::pipe::create();
+    auto slow = sk::pipe::create();
+    auto log = std::make_shared<events>();
+    auto dropped = std::make_shared<std::vector<std::int64_t>>();
+    auto d = record(sk::zip({fast.signal(), slow.signal()}, 1, sk::overflow::drop_newest,
+                            [dropped](std::int64_t n, std::uint64_t) { dropped->push_back(n); }),
+                    log);
+    fast.put(1);
+    fast.put(2);
+    slow.put(10);
+    cr_assert_eq(log->values.size(), 1u);
+    cr_assert(*dropped == v({2}));
+    d.dispose();
+    auto d2 = record(sk::zip({fast.signal(), slow.signal()}, 2, sk::overflow::drop_oldest), log);
+    d2.dispose();
+}
