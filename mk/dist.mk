@@ -237,6 +237,10 @@ dist-source: ## signalkit-VERSION.tar.gz, the source tarball (git archive of HEA
 DIST_BUILD_DIR ?= /tmp/signalkit-dist
 dist: dist-source ## every release artifact, the binary ones built from the source tarball at a fixed path (DIST_BUILD_DIR)
 	$(begin)
+	# What an earlier run left (a libsignalkit-doc .deb of an older commit,
+	# which the manifest would list beside this run's) goes first: the
+	# folder holds this commit's artifacts only (make dist-deb-doc after).
+	find $(DIST) -mindepth 1 -maxdepth 1 ! -name $(notdir $(SOURCE_TARBALL)) -exec rm -rf {} +
 	mkdir -p $(dir $(DIST_BUILD_DIR))
 	flock $(DIST_BUILD_DIR).lock sh -c 'set -e; rm -rf $(DIST_BUILD_DIR) && mkdir -p $(DIST_BUILD_DIR); \
 		tar -C $(DIST_BUILD_DIR) -xzf $(SOURCE_TARBALL); \

@@ -167,6 +167,9 @@ $(PY_DIST_TOOLS_STAMP): mk/python.mk
 	$(PY_DIST_TOOLS)/bin/python -m pip --disable-pip-version-check install -q $(PY_DIST_TOOL_PINS)
 	echo "$(PY_DIST_TOOL_PINS)" > $@
 
+# The notice of the libffi that auditwheel puts in the wheel (Debian's
+# libffi8, whose copyright file holds libffi's MIT licence and authors).
+LIBFFI_COPYRIGHT := /usr/share/doc/libffi8/copyright
 dist-wheel: lib $(PY_DIST_TOOLS_STAMP) ## the Python wheel (manylinux, abi3, stripped) and sdist, twine-checked and check-wheel-contents-checked, into .build-c/dist/python
 	$(begin)
 	rm -rf $(PY_DIST_WORK) $(PY_DIST)
@@ -174,6 +177,7 @@ dist-wheel: lib $(PY_DIST_TOOLS_STAMP) ## the Python wheel (manylinux, abi3, str
 	cp .build-release/release/libsignalkit.so $(PY_DIST_WORK)/native/libsignalkit.so.$(SOVERSION)
 	$(call py_ffi_lib,$(PY_DIST_WORK)/native/libsignalkit-ffi.so.$(FFI_SOVERSION),$(RELEASE_CDEBUG) -ffile-prefix-map=$(CURDIR)=.)
 	umask 022 && $(PY_DIST_ENV) SIGNALKIT_PREBUILT_DIR=$(PY_DIST_WORK)/native SIGNALKIT_DEBUG_DIR=$(PY_DIST)/debug \
+		SIGNALKIT_BUNDLED_LICENSES=libffi.copyright=$(LIBFFI_COPYRIGHT) \
 		SIGNALKIT_WERROR=1 python -m build -q --wheel --no-isolation --outdir $(PY_DIST_WORK)/wheel Sources/python
 	umask 022 && $(PY_DIST_ENV) auditwheel repair -w $(PY_DIST) $(PY_DIST_WORK)/wheel/pysignalkit-*.whl
 	umask 022 && $(PY_DIST_ENV) python -m build -q --sdist --no-isolation --outdir $(PY_DIST) Sources/python
@@ -220,6 +224,15 @@ test-dist-wheel: dist-wheel $(PY_TOOLS_STAMP) $(PY_DIST_TOOLS_STAMP) ## the buil
 		&& { echo "$$f needs a library outside the wheel and libc's family"; exit 1; }; \
 		! grep 'not found' ldd.txt || exit 1; done
 	cd $(PY_DIST_TEST) && test "$$($(NO_SWIFT) venv/bin/python $(CURDIR)/examples/python/quickstart.py)" = "$$(printf '20\n30')"
+	@# Each library auditwheel bundled (pysignalkit.libs: libffi) comes with its notice, named in METADATA.
+	$(PYTHON) -c 'import sys, zipfile; names = zipfile.ZipFile(sys.argv[1]).namelist(); \
+		libs = [n for n in names if n.startswith("pysignalkit.libs/") and not n.endswith("/")]; \
+		meta = zipfile.ZipFile(sys.argv[1]).read([n for n in names if n.endswith(".dist-info/METADATA")][0]).decode(); \
+		notice = [n for n in names if n.endswith(".dist-info/licenses/libffi.copyright")]; \
+		assert all("libffi" in n for n in libs), libs; \
+		assert not libs or (notice and "License-File: libffi.copyright" in meta \
+			and b"Anthony Green" in zipfile.ZipFile(sys.argv[1]).read(notice[0])), "libffi bundled without its notice"' \
+		$(PY_DIST)/pysignalkit-*-cp39-abi3-manylinux_*.whl
 	@# The README the index shows (the wheel's METADATA, the sdist's PKG-INFO: the same file) links to nothing relative.
 	mkdir -p $(PY_DIST_TEST)/readme && $(PYTHON) -c 'import email, sys, zipfile; wheel = zipfile.ZipFile(sys.argv[1]); \
 		meta = [n for n in wheel.namelist() if n.endswith(".dist-info/METADATA")][0]; \

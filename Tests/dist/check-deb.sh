@@ -12,6 +12,7 @@
 #     needs only what Depends declares (Tests/dist/check-elf.sh), each
 #     library is stripped and its debug information is in the dbgsym
 #     package under its build ID (Tests/dist/check-debug.py);
+#   - each package's copyright file holds the licence's text once;
 #   - libsignalkit-dev carries every example a guide names
 #     (Tests/dist/check-examples.sh), and its README's links lead only to
 #     what the packages hold or to an https:// address
@@ -85,6 +86,15 @@ for name in libsignalkit.so libsignalkit-ffi.so; do
     id=$(readelf -n "$file" | sed -n 's/^ *Build ID: //p')
     python3 "$here/check-debug.py" "$file" \
         "$root/usr/lib/debug/.build-id/$(echo "$id" | cut -c1-2)/$(echo "$id" | cut -c3-).debug"
+done
+# Each package's copyright file: the licence's text once, after its
+# template's "License: MIT" (it was there twice: the template held it too).
+for p in libsignalkit0 "$dev"; do
+    copyright=$root/usr/share/doc/$p/copyright
+    count=$(grep -c 'Permission is hereby granted' "$copyright" || true)
+    [ "$count" = 1 ] || { echo "$copyright: the licence text $count times, not once" >&2; exit 1; }
+    grep -q '^ Copyright (c) .* The SignalKit authors$' "$copyright" ||
+        { echo "$copyright: no copyright line of The SignalKit authors" >&2; exit 1; }
 done
 examples=$root/usr/share/doc/$dev/examples
 sh "$here/check-examples.sh" "$examples"

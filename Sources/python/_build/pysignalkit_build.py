@@ -17,7 +17,11 @@ wheel manylinux and sets the two variables below.
 
 The metadata (Metadata-Version 2.4) names the licence (License-Expression:
 MIT) and carries the tree's LICENSE in the dist-info's licenses/ folder; the
-sdist carries LICENSE and CHANGELOG.md at its top. Reproducible: with
+sdist carries LICENSE and CHANGELOG.md at its top.
+SIGNALKIT_BUNDLED_LICENSES, when set ("NAME=PATH ...", what `make
+dist-wheel` passes for the libffi that auditwheel then bundles): the wheel
+also carries each file PATH as the dist-info's licenses/NAME, named by a
+License-File line (a copy of a library must carry its notice). Reproducible: with
 SOURCE_DATE_EPOCH set, every archive member has that time (else the wheel's
 have a fixed one), the members are in sorted order with fixed permissions
 and owners. SIGNALKIT_DEBUG_DIR, when set, makes every ELF file the wheel
@@ -128,11 +132,30 @@ def _license_file():
     raise RuntimeError("signalkit: the tree has no LICENSE file")
 
 
-def _metadata(version):
+def _bundled_licenses():
+    """(NAME, PATH) of each SIGNALKIT_BUNDLED_LICENSES entry ("NAME=PATH"
+    separated by spaces); RuntimeError for a malformed one or a missing
+    file."""
+    pairs = []
+    for entry in os.environ.get("SIGNALKIT_BUNDLED_LICENSES", "").split():
+        name, _, path = entry.partition("=")
+        if not name or not path or "/" in name or name == "LICENSE":
+            raise RuntimeError(f"signalkit: SIGNALKIT_BUNDLED_LICENSES: {entry!r} is not NAME=PATH "
+                               "(NAME a file name other than LICENSE)")
+        if not os.path.isfile(path):
+            raise RuntimeError(f"signalkit: SIGNALKIT_BUNDLED_LICENSES: {path} is not a file")
+        pairs.append((name, path))
+    return pairs
+
+
+def _metadata(version, wheel=False):
+    """PKG-INFO, or the wheel's METADATA (its bundled libraries' licence
+    files named too)."""
     readme = open(os.path.join(HERE, "README.md"), encoding="utf-8").read()
+    bundled = "".join(f"License-File: {name}\n" for name, _ in _bundled_licenses()) if wheel else ""
     return (f"Metadata-Version: 2.4\nName: {NAME}\nVersion: {version}\n"
             "Summary: Reactive streams for Python over SignalKit's C library (a Linux port of SwiftSignalKit)\n"
-            f"License-Expression: {LICENSE_EXPRESSION}\nLicense-File: LICENSE\n"
+            f"License-Expression: {LICENSE_EXPRESSION}\nLicense-File: LICENSE\n{bundled}"
             "Requires-Python: >=3.9\nClassifier: Typing :: Typed\n"
             "Classifier: Operating System :: POSIX :: Linux\n"
             f"Description-Content-Type: text/markdown\n\n{readme}")
@@ -294,12 +317,12 @@ def _dist_info(version):
     tag = _wheel_tag()
     dist_info = f"{NAME}-{version}.dist-info"
     return [
-        (f"{dist_info}/METADATA", _metadata(version).encode()),
+        (f"{dist_info}/METADATA", _metadata(version, wheel=True).encode()),
         (f"{dist_info}/WHEEL", (f"Wheel-Version: 1.0\nGenerator: pysignalkit_build\nRoot-Is-Purelib: false\n"
                                 f"Tag: {tag}\n").encode()),
         (f"{dist_info}/top_level.txt", f"{NAME}\n".encode()),
         (f"{dist_info}/licenses/LICENSE", open(_license_file(), "rb").read()),
-    ]
+    ] + [(f"{dist_info}/licenses/{name}", open(path, "rb").read()) for name, path in _bundled_licenses()]
 
 
 def _epoch():
