@@ -19,7 +19,9 @@ copy is not what the headers give.
       from outside the crate's folder, and `cargo package` builds the crate
       from it alone. docs/rust.md is the Rust guide's text (the site's
       page); rsignalkit's copy is its rustdoc's module `guide`, whose
-      blocks are the crate's doc tests.
+      blocks are the crate's doc tests, with each link to another page of
+      the site written as that page's path in SignalKit's source (the
+      crate holds none of them: `crate_guide`).
 
 Usage: generate.py API.json            (from the repository's root: writes both)
        generate.py API.json --check    (says which differ; exit status 1 if any)
@@ -147,8 +149,31 @@ def outputs(api):
     for copy, original in COPIES.items():
         with open(original, encoding="utf-8") as source:
             copies[copy] = source.read()
+    guide = "Sources/rust/rsignalkit/src/guide.md"
+    copies[guide] = crate_guide(copies[guide])
     return {PROTOTYPES: python_prototypes(api), CPP_HEADER: cpp_pipeables(cpp_text), **generate_rust.outputs(api),
             **copies}
+
+
+def crate_guide(text):
+    """docs/rust.md as the crate's module `guide`: outside code blocks, a
+    link to another file ("[the table](operators.md)", relative to docs/)
+    becomes its text and that file's path in SignalKit's source ("the
+    table (`docs/operators.md` in SignalKit's source)", the anchor kept);
+    web addresses and
+    links within the page stay."""
+    def local(match):
+        label, target = match.group(1), match.group(2)
+        if re.match(r"[a-z][a-z0-9+.-]*:", target) or target.startswith("#"):
+            return match.group(0)
+        file, _, anchor = target.partition("#")
+        path = os.path.normpath(os.path.join("docs", file)) + (f"#{anchor}" if anchor else "")
+        if label == os.path.normpath(os.path.join("docs", file)) or label == os.path.basename(file) == file:
+            return f"`{path}` in SignalKit's source"
+        return f"{label} (`{path}` in SignalKit's source)"
+    parts = re.split(r"(^```.*?^```[^\n]*$)", text, flags=re.S | re.M)
+    return "".join(part if part.startswith("```") else re.sub(r"\[([^\]]+)\]\(([^)\s]+)\)", local, part)
+                   for part in parts)
 
 
 def stale(api):

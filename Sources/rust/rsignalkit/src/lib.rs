@@ -36,6 +36,7 @@
 //! The raw C interface, generated from api.json, is [`sys`]: the crate
 //! rsignalkit-sys, which also finds and links the library.
 #![warn(missing_docs)]
+#![warn(missing_debug_implementations)]
 
 mod callback;
 mod error;

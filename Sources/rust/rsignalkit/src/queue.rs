@@ -1,5 +1,6 @@
 //! Queues: where work and deliveries run.
 use std::ffi::CString;
+use std::fmt;
 use std::os::raw::{c_char, c_void};
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::ptr::{self, NonNull};
@@ -44,6 +45,12 @@ pub struct Queue {
 // Safety: sk_queue is thread-safe.
 unsafe impl Send for Queue {}
 unsafe impl Sync for Queue {}
+
+impl fmt::Debug for Queue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Queue({:p})", self.raw)
+    }
+}
 
 fn name_of(name: &str) -> Result<CString, Error> {
     CString::new(name).map_err(|_| Error::new(sys::SK_ERR_INVALID_ARGUMENT, "signalkit: a queue name with a NUL byte"))
@@ -126,6 +133,11 @@ impl Queue {
     /// from the caller: this returns only once it has run or been dropped.
     /// A panic in it is resumed on this thread. Err(SK_ERR_RELEASED) when
     /// the queue was closed before it ran.
+    ///
+    /// On a host-drained queue (and the main queue) the work runs when the
+    /// thread that drains it drains it: called from that thread while it is
+    /// not draining, this waits for ever (`sk_queue_sync`). From a job of
+    /// the queue, or on a virtual-time queue, it runs `work` at once.
     pub fn sync<R: Send, F: FnOnce() -> R + Send>(&self, work: F) -> Result<R, Error> {
         struct Slot<F, R> {
             work: Option<F>,

@@ -312,6 +312,17 @@ pub struct Observer<T> {
     completed: Option<Box<dyn FnOnce() + Send>>,
 }
 
+impl<T> fmt::Debug for Observer<T> {
+    /// Which closures it has.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Observer")
+            .field("next", &self.next.is_some())
+            .field("error", &self.error.is_some())
+            .field("completed", &self.completed.is_some())
+            .finish()
+    }
+}
+
 impl<T: Value> Observer<T> {
     /// An observer with no closure.
     pub fn new() -> Observer<T> {
@@ -816,6 +827,12 @@ pub struct Subscriber<T> {
 unsafe impl<T> Send for Subscriber<T> {}
 unsafe impl<T> Sync for Subscriber<T> {}
 
+impl<T> fmt::Debug for Subscriber<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Subscriber({:p})", self.raw)
+    }
+}
+
 impl<T: Value> Subscriber<T> {
     unsafe fn retained(raw: *mut sys::sk_subscriber) -> Subscriber<T> {
         Subscriber { raw: NonNull::new(sys::sk_subscriber_retain(raw)).expect("signalkit: NULL subscriber"), _values: PhantomData }
@@ -905,6 +922,12 @@ pub struct Subscription {
 unsafe impl Send for Subscription {}
 unsafe impl Sync for Subscription {}
 
+impl fmt::Debug for Subscription {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Subscription").field("raw", &self.raw).field("detached", &self.detached).finish()
+    }
+}
+
 impl Subscription {
     /// Cancels the subscription now (later calls do nothing).
     pub fn dispose(&self) {
@@ -968,6 +991,12 @@ pub struct Disposable {
 // Safety: sk_disposable is thread-safe.
 unsafe impl Send for Disposable {}
 unsafe impl Sync for Disposable {}
+
+impl fmt::Debug for Disposable {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Disposable({:p})", self.raw)
+    }
+}
 
 impl Disposable {
     /// A disposable whose first dispose runs `action` (on the disposing

@@ -6,6 +6,7 @@
 //! runtime. How the reader and the producers wait is written once, in
 //! [`SignalStream`]'s documentation.
 use std::collections::VecDeque;
+use std::fmt;
 use std::future::Future;
 use std::mem;
 use std::pin::Pin;
@@ -316,10 +317,22 @@ pub struct SignalStream<T> {
     subscription: Subscription,
 }
 
+impl<T> fmt::Debug for SignalStream<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SignalStream").field("subscription", &self.subscription).finish_non_exhaustive()
+    }
+}
+
 /// The future of [`SignalStream::next`].
 #[must_use = "futures do nothing unless polled or awaited"]
 pub struct Next<'a, T> {
     stream: &'a mut SignalStream<T>,
+}
+
+impl<T> fmt::Debug for Next<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Next").field("stream", &self.stream).finish()
+    }
 }
 
 impl<T: Value> Signal<T> {
@@ -543,6 +556,12 @@ pub struct Room {
     gate: Arc<dyn Gate>,
 }
 
+impl fmt::Debug for Room {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Room").finish_non_exhaustive()
+    }
+}
+
 /// A stream's buffer as a producer sees it (whatever its values' type).
 trait Gate: Send + Sync {
     fn poll_room(&self, cx: &mut Context<'_>) -> Poll<bool>;
@@ -566,6 +585,12 @@ impl Room {
 #[must_use = "futures do nothing unless polled or awaited"]
 pub struct Ready<'a> {
     room: &'a Room,
+}
+
+impl fmt::Debug for Ready<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Ready").field("room", &self.room).finish()
+    }
 }
 
 impl Future for Ready<'_> {

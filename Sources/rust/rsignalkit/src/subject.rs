@@ -1,4 +1,5 @@
 //! Hot sources: [`Pipe`], [`Promise`], [`ValuePromise`].
+use std::fmt;
 use std::marker::PhantomData;
 use std::ptr::{self, NonNull};
 
@@ -26,6 +27,11 @@ macro_rules! handle {
         // Safety: the library's subjects are thread-safe.
         unsafe impl<T> Send for $name<T> {}
         unsafe impl<T> Sync for $name<T> {}
+        impl<T> fmt::Debug for $name<T> {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                write!(f, concat!(stringify!($name), "({:p})"), self.raw)
+            }
+        }
         impl<T> $name<T> {
             /// The C handle, borrowed.
             pub fn as_raw(&self) -> *mut $raw {

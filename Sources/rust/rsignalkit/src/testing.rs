@@ -20,6 +20,7 @@
 //! assert_eq!(*seen.lock().unwrap(), vec![(1, 10), (3, 20)]);
 //! ```
 use std::ffi::CString;
+use std::fmt;
 use std::os::raw::c_char;
 use std::ptr::{self, NonNull};
 use std::time::Duration;
@@ -33,7 +34,7 @@ use crate::value::{RawValue, Value};
 /// A virtual-time queue and a frame size. Cloning shares the queue.
 /// Thread-safety: `Send` and `Sync`; its work runs on the thread that
 /// advances it.
-#[derive(Clone)]
+#[derive(Clone, Debug)]
 pub struct TestScheduler {
     queue: Queue,
     frame: Duration,
@@ -47,6 +48,12 @@ pub struct SubscriptionLog {
 // Safety: the log is thread-safe.
 unsafe impl Send for SubscriptionLog {}
 unsafe impl Sync for SubscriptionLog {}
+
+impl fmt::Debug for SubscriptionLog {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "SubscriptionLog({:p})", self.raw)
+    }
+}
 
 impl SubscriptionLog {
     /// When each subscription started and was disposed, in frames:

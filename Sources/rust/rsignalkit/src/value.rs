@@ -159,6 +159,13 @@ impl fmt::Debug for RawValue {
 #[derive(Clone, Copy)]
 pub struct ValueRef<'a>(*const sys::sk_value, PhantomData<&'a sys::sk_value>);
 
+impl fmt::Debug for ValueRef<'_> {
+    /// The value it borrows, as an [`AnyValue`].
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("ValueRef").field(&AnyValue::from_value(*self)).finish()
+    }
+}
+
 impl<'a> ValueRef<'a> {
     /// Borrows a C value.
     ///
@@ -753,6 +760,39 @@ pub enum AnyValue {
     /// string.
     Failure(String),
 }
+
+/// An error event's value read as a message: a string (what the library's
+/// and the operators' errors are) as it is, a number or a bool as written,
+/// a failure's message, nil as `nil`, bytes, an array, a pointer or a signal
+/// named. With [`std::error::Error`], so that `?` turns an error event
+/// ([`Signal::for_each_blocking`], a [`SignalStream`](crate::SignalStream))
+/// into a `Box<dyn std::error::Error>`.
+impl fmt::Display for AnyValue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            AnyValue::Nil => f.write_str("nil"),
+            AnyValue::Bool(value) => write!(f, "{}", value),
+            AnyValue::Int(value) => write!(f, "{}", value),
+            AnyValue::Double(value) => write!(f, "{}", value),
+            AnyValue::String(text) | AnyValue::Failure(text) => f.write_str(text),
+            AnyValue::Bytes(bytes) => write!(f, "{} bytes", bytes.len()),
+            AnyValue::Array(items) => {
+                f.write_str("[")?;
+                for (i, item) in items.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{}", item)?;
+                }
+                f.write_str("]")
+            }
+            AnyValue::Pointer(_) => f.write_str("a pointer value"),
+            AnyValue::Signal(_) => f.write_str("a signal value"),
+        }
+    }
+}
+
+impl std::error::Error for AnyValue {}
 
 /// A user pointer value, kept (a copy of the value).
 #[derive(Clone)]

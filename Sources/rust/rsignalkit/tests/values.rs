@@ -92,11 +92,11 @@ fn an_error_value_reaches_the_error_closure_as_any_value() {
 
 #[test]
 fn a_library_error_carries_its_status_and_message() {
-    let error = rsignalkit::Queue::concurrent(0, "q").err().expect("0 workers is refused");
+    let error = rsignalkit::Queue::concurrent(0, "q").expect_err("0 workers is refused");
     assert_eq!(error.status(), rsignalkit::sys::SK_ERR_INVALID_ARGUMENT);
     assert!(error.message().contains("max_workers is 0"), "{}", error.message());
     assert_eq!(error.status_string(), "invalid argument");
-    let error = rsignalkit::Queue::serial("a\0b").err().expect("a NUL in a name");
+    let error = rsignalkit::Queue::serial("a\0b").expect_err("a NUL in a name");
     assert!(error.to_string().contains("NUL"), "{}", error);
 }
 
@@ -114,4 +114,80 @@ fn an_operator_the_library_refuses_gives_a_failing_signal_with_its_message() {
     }
     drop(signal);
     assert_eq!(live_objects(), 0);
+}
+
+/// An error event read as a message, and `?` from an error event into a
+/// `Box<dyn Error>` (AnyValue had neither Display nor Error: every program
+/// had to unwrap or format it with `{:?}`).
+#[test]
+fn an_error_event_is_an_error_that_question_mark_takes() {
+    let _serial = common::serial();
+    fn run(signal: &Signal<i64>) -> Result<(), Box<dyn std::error::Error>> {
+        signal.for_each_blocking(|_| ())?;
+        Ok(())
+    }
+    let error = run(&Signal::fail(String::from("the disk is full"))).unwrap_err();
+    assert_eq!(error.to_string(), "the disk is full");
+    let cases = [
+        (AnyValue::Nil, "nil"),
+        (AnyValue::Bool(true), "true"),
+        (AnyValue::Int(-3), "-3"),
+        (AnyValue::Double(2.5), "2.5"),
+        (AnyValue::Bytes(vec![1, 2, 3]), "3 bytes"),
+        (AnyValue::Array(vec![AnyValue::Int(1), AnyValue::from("a")]), "[1, a]"),
+        (AnyValue::Failure("panicked: boom".into()), "panicked: boom"),
+    ];
+    for (value, text) in cases {
+        assert_eq!(value.to_string(), text);
+    }
+    assert!(run(&Signal::single(1)).is_ok());
+}
+
+/// Every public type formats with `{:?}`, so that a program's own types
+/// holding them derive Debug (twelve of them had no Debug).
+#[test]
+fn every_public_type_is_debug() {
+    let _serial = common::serial();
+    fn shown<T: std::fmt::Debug>(value: &T) -> String {
+        format!("{:?}", value)
+    }
+    let pipe = Pipe::<i64>::new().unwrap();
+    let subscription = pipe.signal().subscribe(|_| ()).unwrap();
+    let queue = rsignalkit::Queue::host("debug").unwrap();
+    let disposable = rsignalkit::Disposable::action(|| ()).unwrap();
+    let mut stream = pipe.signal().into_stream_bounded(1, rsignalkit::Overflow::DropNewest).unwrap();
+    let room = stream.room();
+    let scheduler = rsignalkit::testing::TestScheduler::new().unwrap();
+    let (_cold, log) = scheduler.cold("a|", &[('a', 1i64)], &String::from("e")).unwrap();
+    #[derive(Debug)]
+    #[allow(dead_code)] // read through Debug only
+    struct Holder {
+        pipe: Pipe<i64>,
+        promise: rsignalkit::Promise<i64>,
+        value_promise: rsignalkit::ValuePromise<i64>,
+        observer: Observer<i64>,
+    }
+    let holder = Holder {
+        pipe: pipe.clone(),
+        promise: rsignalkit::Promise::new().unwrap(),
+        value_promise: rsignalkit::ValuePromise::new(Some(1), false).unwrap(),
+        observer: Observer::new().next(|_: i64| ()),
+    };
+    let texts = [
+        shown(&holder),
+        shown(&subscription),
+        shown(&queue),
+        shown(&disposable),
+        shown(&room),
+        shown(&room.ready()),
+        shown(&stream.next()),
+        shown(&scheduler),
+        shown(&log),
+    ];
+    assert!(texts[0].starts_with("Holder { pipe: Pipe(0x") && texts[0].contains("observer: Observer { next: true, error: false"), "{}", texts[0]);
+    for (text, start) in texts[1..].iter().zip(["Subscription", "Queue(", "Disposable(", "Room", "Ready", "Next", "TestScheduler", "SubscriptionLog("]) {
+        assert!(text.starts_with(start), "{} does not start with {}", text, start);
+    }
+    drop(stream);
+    drop(subscription);
 }
