@@ -784,3 +784,76 @@ Test(operators_bounded, bounded_places_handles_released_in_every_order_with_valu
         }
     }
 }
+
+/* A generator that puts "1" to "5" inside its start. */
+static sk_disposable *five_numbers(void *ctx, sk_subscriber *subscriber) {
+    (void)ctx;
+    for (int i = 1; i <= 5; i++) {
+        char text[8];
+        snprintf(text, sizeof text, "%d", i);
+        sk_value v = string_value(text);
+        sk_subscriber_put_next(subscriber, &v);
+        sk_value_release(&v);
+    }
+    return NULL;
+}
+
+/* The drops seen while the error had not reached the consumer, and after. */
+typedef struct drops_around_error {
+    consumer *seen;
+    int before;
+    int after;
+} drops_around_error;
+
+static void count_around_error(void *ctx, const sk_value *value, uint64_t dropped) {
+    (void)value;
+    (void)dropped;
+    drops_around_error *d = ctx;
+    if (atomic_load(&d->seen->terminated)) {
+        d->after++;
+    } else {
+        d->before++;
+    }
+}
+
+/* signalkit.h (sk_signal_zip_bounded, sk_signal_merge_map_bounded): a
+ * value put after the failure's error reached the consumer reaches nothing
+ * and nothing reports it. A generator still inside its start (the inputs
+ * are disposed once the start returned) had its later values passed to
+ * on_drop, after the error. */
+Test(operators_bounded, nothing_is_reported_once_the_error_reached_the_consumer, .timeout = SK_TEST_TIMEOUT) {
+    /* zip's block refuses to wait for the thread starting its inputs (an
+     * error too); merge_map's waits for its inner signal (never, here), so
+     * only its error policy fails. */
+    const sk_overflow policies[] = {SK_OVERFLOW_ERROR, SK_OVERFLOW_BLOCK};
+    for (int merge_map = 0; merge_map < 2; merge_map++) {
+        for (size_t p = 0; p < (merge_map ? 1u : 2u); p++) {
+            consumer seen;
+            sk_observer observer = consumer_observer(&seen);
+            drops_around_error d = {&seen, 0, 0};
+            sk_signal *source = NULL, *other = NULL, *bounded = NULL;
+            sk_pipe *pipe = new_pipe(&other);
+            sk_disposable *subscription = NULL;
+            SK_OK_OR_FAIL(sk_signal_create(&source, five_numbers, NULL, NULL));
+            if (merge_map) {
+                SK_OK_OR_FAIL(sk_signal_merge_map_bounded(&bounded, source, 1, 1, policies[p], never_signal,
+                                                          count_around_error, &d, NULL));
+            } else {
+                sk_signal *inputs[2] = {source, other};
+                SK_OK_OR_FAIL(sk_signal_zip_bounded(&bounded, inputs, 2, 1, policies[p], count_around_error, &d, NULL));
+            }
+            SK_OK_OR_FAIL(sk_signal_start(&subscription, bounded, &observer));
+            cr_assert(atomic_load(&seen.terminated), "%s, policy %zu: no error", merge_map ? "merge_map" : "zip", p);
+            cr_assert_gt(d.before, 0);
+            cr_assert_eq(d.after, 0, "%s, policy %zu: %d values reported after the error reached the consumer",
+                         merge_map ? "merge_map" : "zip", p, d.after);
+            sk_disposable_dispose(subscription);
+            sk_disposable_release(subscription);
+            sk_signal_release(bounded);
+            sk_signal_release(source);
+            sk_signal_release(other);
+            sk_pipe_release(pipe);
+        }
+    }
+    expect_no_live_objects(0);
+}

@@ -234,6 +234,10 @@ func _zipBounded<T, E>(_ signals: [Signal<T, E>], _ limit: @escaping () -> _Sign
                 break
             }
             state.starting(index)
+            // Once the subscriber has its terminal event, the state takes
+            // nothing more (`dispose`): a value an input puts later (a
+            // generator still inside its start, before the subscription's
+            // disposables are disposed) reaches nothing and is not reported.
             disposables.add(signal.start(downstream: subscriber, next: { value in
                 switch state.put(index, value) {
                 case .none:
@@ -242,15 +246,19 @@ func _zipBounded<T, E>(_ signals: [Signal<T, E>], _ limit: @escaping () -> _Sign
                     subscriber.putNext(values)
                     if complete {
                         subscriber.putCompletion()
+                        state.dispose()
                     }
                 case let .failed(reason):
                     subscriber.putError(state.limit.error(reason))
+                    state.dispose()
                 }
             }, error: { error in
                 subscriber.putError(error)
+                state.dispose()
             }, completed: {
                 if state.complete(index) {
                     subscriber.putCompletion()
+                    state.dispose()
                 }
             }))
         }
@@ -271,7 +279,9 @@ func _zipBounded<T, E>(_ signals: [Signal<T, E>], _ limit: @escaping () -> _Sign
 /// input, or is starting the inputs and has some still to start (it would
 /// wait for itself), the stream fails instead (not detected: any other
 /// thread that will feed another input later). Every value
-/// dropped, including those put after a failure, is passed to `onDrop` with
+/// dropped, including those put after a failure while its error is on its
+/// way to the subscriber (once it got there, a value put reaches nothing
+/// and is not reported: also by a generator still inside its start), is passed to `onDrop` with
 /// this subscription's count of drops so far (this one included), on the
 /// thread that dropped it, never under a lock. Values waiting when the
 /// subscription ends are released without being reported. A `capacity`

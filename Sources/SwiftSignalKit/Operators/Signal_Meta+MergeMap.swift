@@ -55,8 +55,9 @@ public func mergeMap<T, R, E>(maxConcurrent: Int = Int.max, _ f: @escaping (T) -
 /// inner signal completes; when that producer is the thread starting inner
 /// signals (a value put from inside an inner signal's start), the stream
 /// fails instead (not detected: inner signals that only this thread would
-/// complete). Every value dropped, including those put after a failure, is
-/// passed to `onDrop` with this subscription's count of drops so far (this
+/// complete). Every value dropped, including those put after a failure
+/// while its error is on its way to the subscriber (once it got there, a
+/// value put reaches nothing and is not reported), is passed to `onDrop` with this subscription's count of drops so far (this
 /// one included), on the thread that dropped it, never under a lock. Values
 /// waiting when the subscription ends are released without being reported.
 /// A `capacity` below 1 is taken as 1.
@@ -122,6 +123,9 @@ final class _MergeMapState<T, R, E>: Disposable, @unchecked Sendable {
     /// `fail` (or `block`'s refusal) decided the error: later values are
     /// dropped and reported.
     @exclusivity(unchecked) @usableFromInline var overflowed = false
+    /// The overflow's error has been delivered (`failLocked`): later
+    /// values are released unreported.
+    @exclusivity(unchecked) @usableFromInline var overflowDelivered = false
     /// The thread running `drive()` (`block`'s refusal).
     @exclusivity(unchecked) @usableFromInline var drivingThread: pthread_t?
     @exclusivity(unchecked) @usableFromInline var active = 0
@@ -192,6 +196,12 @@ final class _MergeMapState<T, R, E>: Disposable, @unchecked Sendable {
                 return
             }
             if self.overflowed {
+                if self.overflowDelivered {
+                    // The error reached the subscriber: later values reach
+                    // nothing and are not reported.
+                    self.mutex.unlock()
+                    return
+                }
                 let count = limit.countDrop()
                 self.mutex.unlock()
                 limit.report([value], first: count)
@@ -242,6 +252,9 @@ final class _MergeMapState<T, R, E>: Disposable, @unchecked Sendable {
         self.mutex.unlock()
         limit.report(dropped, first: first)
         subscriber?.putError(limit.error(reason))
+        self.mutex.lock()
+        self.overflowDelivered = true
+        self.mutex.unlock()
     }
 
     @inlinable
