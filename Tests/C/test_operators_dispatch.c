@@ -302,7 +302,7 @@ Test(operators_dispatch, on_backpressure_buffer_policies_for_reentrant_puts, .ti
 Test(operators_dispatch, on_backpressure_buffer_error_names_the_operator_and_the_capacity, .timeout = SK_TEST_TIMEOUT) {
     const char *expected[] = {
         "sk_signal_on_backpressure_buffer: overflow: a value arrived with 2 values pending (capacity 2, policy error)",
-        "sk_signal_on_backpressure_buffer: cannot block: the buffer is full (capacity 2) and the value was put by the thread that delivers its values, which would wait for itself forever",
+        "sk_signal_on_backpressure_buffer: cannot block: the buffer is full (capacity 2) and the value was put by a thread that would wait for itself forever (the one that delivers its values, or one that feeds another input of a zip or is still starting them)",
     };
     sk_overflow policies[] = { SK_OVERFLOW_ERROR, SK_OVERFLOW_BLOCK };
     for (size_t i = 0; i < 2; i++) {

@@ -1,6 +1,8 @@
 /// Wraps a disposable and, in debug builds, reports a leak when it is
 /// deallocated without having been disposed (the file and line say where the
-/// subscription was started). In release builds it only forwards `dispose()`.
+/// subscription was started): it prints the leak, then stops the process
+/// with `assertionFailure`, as the original asserts (in a debugger, it stops
+/// there). In release builds it only forwards `dispose()`.
 ///
 /// Thread-safety: `dispose()` may be called from any thread.
 public final class StrictDisposable: Disposable, @unchecked Sendable {

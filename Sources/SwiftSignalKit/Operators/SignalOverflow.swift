@@ -62,7 +62,9 @@ public struct SignalOverflowError: Error, Equatable, CustomStringConvertible, Se
         /// A value arrived with `capacity` values pending (policy `fail`).
         case overflow
         /// The buffer was full and the producer could not wait (policy
-        /// `block`): it is the thread that delivers the values.
+        /// `block`): only it could make room (it is the thread that
+        /// delivers the values; for `zip`, it feeds another input too or is
+        /// still starting them).
         case wouldDeadlock
         /// The buffer was full and the producer could not wait (policy
         /// `block`): the queue is host-drained or virtual-time, which only
@@ -97,7 +99,7 @@ public struct SignalOverflowError: Error, Equatable, CustomStringConvertible, Se
         case .overflow:
             return "\(self.operatorName): overflow: a value arrived with \(self.capacity) values pending (capacity \(self.capacity), policy error)"
         case .wouldDeadlock:
-            return "\(self.operatorName): cannot block: the buffer is full (capacity \(self.capacity)) and the value was put by the thread that delivers its values, which would wait for itself forever"
+            return "\(self.operatorName): cannot block: the buffer is full (capacity \(self.capacity)) and the value was put by a thread that would wait for itself forever (the one that delivers its values, or one that feeds another input of a zip or is still starting them)"
         case .cannotWaitForQueue:
             return "\(self.operatorName): cannot block: the buffer is full (capacity \(self.capacity)) and its queue is host-drained or virtual-time, whose draining thread may be this one; choose another overflow policy for such a queue"
         case .periodNeverEnds:

@@ -5,7 +5,10 @@
 /// emitted on `queue` itself runs inline, so it can overtake events emitted
 /// earlier from another thread that are still waiting (as in the original).
 /// Nothing is delivered after the subscription is disposed: an event still
-/// waiting is dropped when its turn comes.
+/// waiting is dropped when its turn comes. (An event whose delivery on the
+/// queue had begun when another thread disposed may still reach its
+/// callback just after that `dispose()` returned: disposing does not wait
+/// for the queue, as semantics.md says of every callback on another thread.)
 ///
 /// Events waiting for the queue are batched: a burst costs one piece of queue
 /// work, not one per event (see `_DeliverOnQueueState`). Relative to other work

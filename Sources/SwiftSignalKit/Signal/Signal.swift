@@ -232,7 +232,8 @@ public final class Signal<T, E>: @unchecked Sendable {
     }
 
     /// Like `start`, but in debug builds the returned disposable reports a
-    /// leak (with `file` and `line`) if it is released without being disposed.
+    /// leak (with `file` and `line`) if it is released without being
+    /// disposed, and stops the process there (`StrictDisposable`).
     public func startStrict(next: ((T) -> Void)! = nil, error: ((E) -> Void)! = nil, completed: (() -> Void)! = nil, file: String = #file, line: Int = #line) -> any Disposable {
         return self.start(next: next, error: error, completed: completed).strict(file: file, line: line)
     }

@@ -54,7 +54,7 @@ class _LoopReader:
     dropped, its descriptor closed; the object then says it is closed)."""
     __slots__ = ("queue", "__weakref__")
 
-    def __init__(self, queue: _LoopQueue) -> None:
+    def __init__(self, queue: Queue) -> None:
         self.queue = queue
 
     def __call__(self) -> None:
@@ -82,7 +82,8 @@ def asyncio_queue(loop: Optional[asyncio.AbstractEventLoop] = None) -> Queue:
         reader = _LoopReader(queue)
         # Not at exit: a loop still open then keeps its queue to the end, as
         # any handle the program keeps.
-        weakref.finalize(reader, queue._drop).atexit = False
+        finalizer = weakref.finalize(reader, queue._drop)
+        finalizer.atexit = False  # type: ignore[misc]  # a property typeshed does not list
         loop.add_reader(queue.fileno(), reader)
         _queues[loop] = weakref.ref(queue)
     return queue
@@ -418,7 +419,9 @@ class _AsyncOperators(_SignalCore[T_co]):
         deciding about the next (as `on_backpressure_buffer` says; "block"
         is refused, ValueError: the values wait for a queue only the reader
         drains, for which the library cannot wait), each value dropped
-        passed to on_drop(value, dropped).
+        passed to on_drop(value, dropped). The "error" policy's SignalError
+        names the library operator that holds the values,
+        sk_signal_deliver_on_bounded, and the capacity.
         The values wait in the library and are pulled at the reader's pace:
         each read that finds none moved out yet takes one batch (at most
         `capacity`), so at most twice `capacity` values are held. Without

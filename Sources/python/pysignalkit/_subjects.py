@@ -56,6 +56,10 @@ class Pipe(Generic[T], _Handle):
     TypeError."""
     _release = staticmethod(C.pipe_release)
     _room: "Optional[concurrent.futures.Future[None]]" = None  # the room put_async's last put awaits
+    # The line of put_async calls that wait their turn: the last one's
+    # future, done once it has made its put (or given up); each waits for
+    # the one before it, then for the room (put_async).
+    _line: "Optional[concurrent.futures.Future[None]]" = None
 
     def __init__(self, replay: bool = False, capacity: Optional[int] = None, overflow: Union[str, int, None] = None,
                  on_drop: Optional[Callable[[Any, int], object]] = None) -> None:
@@ -138,11 +142,48 @@ class Pipe(Generic[T], _Handle):
         self.pointer  # closed: ValueError now
         if _state.forked:
             raise _forked_error()
-        while True:
-            earlier = self._room
-            if earlier is None or earlier.done():
-                break
-            await asyncio.wrap_future(earlier)
+        line, earlier = self._line, self._room
+        if (line is None or line.done()) and (earlier is None or earlier.done()):
+            # Nothing to wait for, nobody in line: the put at once (no await
+            # between the test and the put, so no other call of this loop
+            # comes between).
+            await self._put_async_now(value)
+            return
+        # In line: after the call before this one has put, then once the
+        # room is there. (Each woken call looked only at the room: a call
+        # woken late from an older room found a newer room there already
+        # and put before the calls waiting for that room.)
+        mine: "concurrent.futures.Future[None]" = concurrent.futures.Future()
+        mine.set_running_or_notify_cancel()
+        previous, self._line = self._line, mine
+        turn = False
+        try:
+            if previous is not None and not previous.done():
+                await asyncio.wrap_future(previous)
+            turn = True
+            while True:
+                earlier = self._room
+                if earlier is None or earlier.done():
+                    break
+                await asyncio.wrap_future(earlier)
+            await self._put_async_now(value, mine)
+        finally:
+            if not mine.done():
+                if turn or previous is None:
+                    mine.set_result(None)
+                else:
+                    # Given up before its turn: the next call's turn comes
+                    # after the earlier calls', still.
+                    def pass_on(_: object) -> None:
+                        if not mine.done():
+                            mine.set_result(None)
+
+                    previous.add_done_callback(pass_on)
+
+    async def _put_async_now(self, value: T, turn: "Optional[concurrent.futures.Future[None]]" = None) -> None:
+        """put_async's put (put() in a scope that never waits); `turn`,
+        the caller's place in line, is given up once the put is made (the
+        next call then waits for the room this one awaits)."""
         future = None
         _nowait_begin()
         try:
@@ -151,6 +192,8 @@ class Pipe(Generic[T], _Handle):
             room = _nowait_end()
             if room is not None:
                 future = self._room = _room_future(room)
+            if turn is not None:
+                turn.set_result(None)
         if future is not None:
             await asyncio.wrap_future(future)
 

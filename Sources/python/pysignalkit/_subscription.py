@@ -66,7 +66,12 @@ def _chain_maker(stages: Stages) -> Optional[ChainMaker]:
     kinds = tuple(kind for kind, _ in stages)
     make = _chain_makers.get(kinds)
     if make is None:
-        names = [f"f{i}" for i in range(len(kinds))]
+        # Each stage's function named by its kind (m0, f1, t2, r3): code
+        # objects compare equal by their contents, and _chain_lines is
+        # looked up by code object, so two shapes whose code would read
+        # alike (a filter and a composed reduce, both "if not f(v)") must
+        # differ in a name, or one's stage names would be taken for the other's.
+        names = [f"{'mftr'[kind]}{i}" for i, kind in enumerate(kinds)]
         lines = [f"def make(check, {', '.join(names)}, tail, live):", "    def chain(v):"]
         stage_at: Dict[int, str] = {}  # line number (from 1) -> stage
         for name, kind in zip(names, kinds):

@@ -457,6 +457,51 @@ def test_put_async_keeps_the_order_of_its_calls_and_raises_the_puts_errors():
     assert asyncio.run(main()) == list(range(200)) + ["after"]
 
 
+def test_put_async_calls_of_one_loop_keep_their_order_through_a_full_place():
+    """1,000 put_async calls made at once into deliver_on(capacity=5,
+    overflow="block") whose consumer is held: each woken call looked only
+    at the room, and one woken late from an older room found a newer one
+    there and put before the calls waiting for it (8 runs in 10 out of
+    order). They wait in line now: every value arrives in call order."""
+    fields = child("""
+        total = 1000
+        queue = sk.Queue.serial("consumer")
+        pipe = sk.Pipe()
+        gate, holding, ended = threading.Event(), threading.Event(), threading.Event()
+        got = []
+
+        def on_next(value):
+            got.append(int(value))
+            if len(got) == 1:
+                holding.set()
+                gate.wait(120)
+
+        async def main():
+            loop = asyncio.get_running_loop()
+            signal = pipe.signal().deliver_on(queue, capacity=5, overflow="block")
+            with signal.subscribe(on_next, None, ended.set):
+                calls = [asyncio.ensure_future(pipe.put_async(str(n))) for n in range(total)]
+                await loop.run_in_executor(None, holding.wait, 60)
+                for _ in range(3):
+                    await asyncio.sleep(0)  # the calls begin: most wait
+                waiting = sum(not call.done() for call in calls)
+                gate.set()
+                await asyncio.wait_for(asyncio.gather(*calls), 120)
+                pipe.complete()
+                finished = await loop.run_in_executor(None, ended.wait, 120)
+            signal.close()
+            return waiting, finished
+
+        waiting, finished = asyncio.run(main())
+        queue.close()
+        pipe.close()
+        report(waiting=waiting, finished=finished, right=got == list(range(total)),
+               first_wrong=[(i, n) for i, n in enumerate(got) if n != i][:3])
+    """)
+    assert fields["waiting"] > 900 and fields["finished"], fields
+    assert fields["right"], fields
+
+
 def test_put_async_cancelled_before_its_put_leaves_the_value_out():
     """A put waits for room; a second put_async is cancelled meanwhile: its
     value is never put. Closing everything with the first still waiting

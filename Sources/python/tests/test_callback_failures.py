@@ -221,6 +221,14 @@ def test_a_fold_without_on_error_is_reported_as_the_fold_behind_python_stages(ho
     def failing(total, value):
         raise Boom(value)
 
+    # The same stages before a fold, then before a filter, made first: a
+    # composed reduce's code reads as a filter's, and the names of the
+    # shape made last were taken for both (the failure named "filter"
+    # after a filter chain of the same shape had been made).
+    for made in (getattr(stages(sk.Signal.from_iterable([1])), fold)(lambda total, value: total, 0),
+                 stages(sk.Signal.from_iterable([1])).filter(lambda value: True)):
+        assert len(made.to_list(timeout=10)) == 1
+
     with sk.Pipe() as pipe, getattr(stages(pipe.signal()), fold)(failing, 0).subscribe(lambda v: None):
         pipe.put(1)
     assert [where for _, where in hook] == [fold]
