@@ -894,6 +894,17 @@ static int use_the_library_in_the_child(sk_signal *replaying) {
     return 0;
 }
 
+/* Waits for the forked child `pid` (child number `child`) and fails the
+ * test unless it exited with 0; `steps` says what each exit status means. */
+static void expect_child_succeeded(pid_t pid, int child, const char *steps) {
+    cr_assert_gt(pid, 0, "fork failed");
+    int status = 0;
+    cr_assert_eq(waitpid(pid, &status, 0), pid);
+    cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child %d: %s %d (%s)", child,
+              WIFEXITED(status) ? "exit status" : "signal", WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status),
+              steps);
+}
+
 Test(threads, a_single_threaded_parent_forks_children_that_use_the_library, .timeout = SK_TEST_TIMEOUT) {
     if (SK_TEST_TSAN) {
         cr_skip_test("ThreadSanitizer's own thread makes every fork a multi-threaded one");
@@ -912,12 +923,7 @@ Test(threads, a_single_threaded_parent_forks_children_that_use_the_library, .tim
             alarm(2 * (unsigned)SK_WAIT_SECONDS);
             _exit(use_the_library_in_the_child(taken));
         }
-        cr_assert_gt(pid, 0, "fork failed");
-        int status = 0;
-        cr_assert_eq(waitpid(pid, &status, 0), pid);
-        cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0,
-                  "child %d: %s %d (1: setup, 2: the replayed delivery, 3: the work, 4: the timer)", child,
-                  WIFEXITED(status) ? "exit status" : "signal", WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+        expect_child_succeeded(pid, child, "1: setup, 2: the replayed delivery, 3: the work, 4: the timer");
     }
     sk_signal_release(taken);
     sk_signal_release(source);
@@ -978,12 +984,7 @@ Test(threads, a_forked_child_has_host_queues_of_its_own, .timeout = SK_TEST_TIME
             alarm(2 * (unsigned)SK_WAIT_SECONDS);
             _exit(use_a_host_queue_in_the_child(queue, fd, &ran, child == 0));
         }
-        cr_assert_gt(pid, 0, "fork failed");
-        int status = 0;
-        cr_assert_eq(waitpid(pid, &status, 0), pid);
-        cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0,
-                  "child %d: %s %d (1: the descriptor, 2: the drain, 3: new work)", child,
-                  WIFEXITED(status) ? "exit status" : "signal", WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+        expect_child_succeeded(pid, child, "1: the descriptor, 2: the drain, 3: new work");
         if (child == 0) {
             cr_assert(host_fd_readable(fd), "the parent's three tasks are pending, its descriptor must be readable");
             SK_OK_OR_FAIL(sk_queue_host_drain(queue, 0, &count));
