@@ -2526,7 +2526,8 @@ int sk_nowait_end(sk_signal **room);
  *                  under a lock of the library, possibly on several
  *                  producing threads at once.
  * @param ctx       Passed to `on_drop` and `release`.
- * @param release   May be NULL; see @ref operators.
+ * @param release   May be NULL; see @ref operators. With `count` 0 nothing
+ *                  can be dropped: it runs before this returns.
  * @return SK_OK, or an error of @ref operators.
  * @par Thread safety
  *   Any thread. Values, the error and the completion are delivered one at a
