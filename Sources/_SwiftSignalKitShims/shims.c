@@ -248,15 +248,28 @@ void _sks_tsan_acquire(const void *address) {
  * processes shared each eventfd's counter: the child's drain made the
  * parent's descriptor unreadable with work pending there, and the child's
  * work made it readable with nothing there (signalkit.h, "fork()": the
- * parent is unaffected). */
+ * parent is unaffected). Kept as poll entries, so that the parent's
+ * handler reads them all in one poll(). */
 static pthread_mutex_t sks_events_lock = PTHREAD_MUTEX_INITIALIZER;
-static int *sks_events;
+static struct pollfd *sks_events;
 static size_t sks_events_count;
 static size_t sks_events_capacity;
 static int sks_events_handlers;
+/* Whether sks_events_prepare's poll() succeeded (each entry's revents then
+ * says whether its counter was nonzero at the fork). */
+static int sks_events_polled;
 
+/* In the parent, before the fork: the lock, and which descriptors are
+ * readable (work pending), read now, before the parent goes on: after the
+ * fork it may drain or put at once, through the counter the child still
+ * shares until its handler runs. */
 static void sks_events_prepare(void) {
     pthread_mutex_lock(&sks_events_lock);
+    int ready;
+    do {
+        ready = poll(sks_events, (nfds_t)sks_events_count, 0);
+    } while (ready < 0 && errno == EINTR);
+    sks_events_polled = ready >= 0;
 }
 
 static void sks_events_parent(void) {
@@ -265,17 +278,30 @@ static void sks_events_parent(void) {
 
 /* In the child (async-signal-safe calls only: the parent may have had
  * other threads): each descriptor replaced by a new eventfd, readable if
- * the shared one was (work pending in the queue's copy), put at its number
- * by dup3, so that a descriptor the program watches stays the queue's.
- * Where the system refuses the new eventfd the child keeps the shared one
- * (what it had before these handlers). */
+ * the shared one was at the fork (sks_events_prepare; polled now when that
+ * poll failed), put at its number by dup3, so that a descriptor the
+ * program watches stays the queue's. At the descriptor limit the shared
+ * one is closed first, which frees the slot the new one takes. Where the
+ * system refuses an eventfd otherwise (ENFILE, ENOMEM) the child keeps the
+ * shared one (what it had before these handlers); where it refuses it
+ * even after the close, the number stays closed in the child (its queue
+ * then has no descriptor: its signals fail with EBADF, ignored). */
 static void sks_events_child(void) {
     for (size_t i = 0; i < sks_events_count; i++) {
-        int fd = sks_events[i];
-        struct pollfd watched = { .fd = fd, .events = POLLIN, .revents = 0 };
-        int readable = poll(&watched, 1, 0) > 0 && (watched.revents & POLLIN) != 0;
+        int fd = sks_events[i].fd;
+        int readable;
+        if (sks_events_polled) {
+            readable = (sks_events[i].revents & POLLIN) != 0;
+        } else {
+            struct pollfd watched = { .fd = fd, .events = POLLIN, .revents = 0 };
+            readable = poll(&watched, 1, 0) > 0 && (watched.revents & POLLIN) != 0;
+        }
         int fresh = eventfd(readable ? 1 : 0, EFD_NONBLOCK | EFD_CLOEXEC);
-        if (fresh < 0) {
+        if (fresh < 0 && errno == EMFILE) {
+            close(fd);
+            fresh = eventfd(readable ? 1 : 0, EFD_NONBLOCK | EFD_CLOEXEC);
+        }
+        if (fresh < 0 || fresh == fd) {
             continue;
         }
         (void)dup3(fresh, fd, O_CLOEXEC);
@@ -296,7 +322,7 @@ int _sks_event_create(void) {
     }
     if (sks_events_count == sks_events_capacity) {
         size_t capacity = sks_events_capacity ? sks_events_capacity * 2 : 8;
-        int *grown = realloc(sks_events, capacity * sizeof *grown);
+        struct pollfd *grown = realloc(sks_events, capacity * sizeof *grown);
         if (grown == NULL) {
             pthread_mutex_unlock(&sks_events_lock);
             errno = ENOMEM;
@@ -307,7 +333,7 @@ int _sks_event_create(void) {
     }
     int fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
     if (fd >= 0) {
-        sks_events[sks_events_count++] = fd;
+        sks_events[sks_events_count++] = (struct pollfd){ .fd = fd, .events = POLLIN, .revents = 0 };
     }
     int saved = errno;
     pthread_mutex_unlock(&sks_events_lock);
@@ -334,7 +360,7 @@ void _sks_event_clear(int fd) {
 void _sks_event_close(int fd) {
     pthread_mutex_lock(&sks_events_lock);
     for (size_t i = 0; i < sks_events_count; i++) {
-        if (sks_events[i] == fd) {
+        if (sks_events[i].fd == fd) {
             sks_events[i] = sks_events[--sks_events_count];
             break;
         }

@@ -2,8 +2,11 @@
 #include <errno.h>
 #include <poll.h>
 #include <semaphore.h>
+#include <fcntl.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -996,5 +999,124 @@ Test(threads, a_forked_child_has_host_queues_of_its_own, .timeout = SK_TEST_TIME
     SK_OK_OR_FAIL(sk_queue_host_drain(queue, 0, &count));
     cr_assert_eq(count, 0);
     sk_queue_release(queue);
+    expect_no_live_objects(0);
+}
+
+/* The handler of a_forked_childs_descriptors_are_the_queues_at_the_fork:
+ * the child waits, before the library's own handler runs, until the parent
+ * has drained and put (a byte on fork_hold[0]). */
+static int fork_hold[2] = {-1, -1};
+
+static void hold_the_child(void) {
+    char byte;
+    while (read(fork_hold[0], &byte, 1) < 0 && errno == EINTR) {
+    }
+}
+
+/* The child's descriptors say what its copies of the queues held at the
+ * fork, whatever the parent does meanwhile: the child's handler polled
+ * the eventfd it still shared with the parent, by then drained and put by
+ * the parent (59 children in 60: `busy` unreadable with a task pending, for
+ * good, `idle` readable with nothing pending). Here the child is held, by
+ * a fork handler registered before the library's, until the parent has
+ * done both. */
+Test(threads, a_forked_childs_descriptors_are_the_queues_at_the_fork, .timeout = SK_TEST_TIMEOUT) {
+    if (SK_TEST_TSAN) {
+        cr_skip_test("ThreadSanitizer's own thread makes every fork a multi-threaded one");
+    }
+    cr_assert_eq(pipe(fork_hold), 0);
+    cr_assert_eq(pthread_atfork(NULL, NULL, hold_the_child), 0); /* before the library's (its first host queue) */
+    sk_queue *busy = NULL, *idle = NULL;
+    int busy_fd = -1, idle_fd = -1, ran = 0;
+    size_t count = 0;
+    SK_OK_OR_FAIL(sk_queue_create_host(&busy, "busy"));
+    SK_OK_OR_FAIL(sk_queue_create_host(&idle, "idle"));
+    SK_OK_OR_FAIL(sk_queue_host_fd(busy, &busy_fd));
+    SK_OK_OR_FAIL(sk_queue_host_fd(idle, &idle_fd));
+    SK_OK_OR_FAIL(sk_queue_async(busy, count_host_task, &ran, NULL));
+    pid_t pid = fork();
+    if (pid == 0) {
+        alarm(2 * (unsigned)SK_WAIT_SECONDS);
+        int status = 0;
+        if (!host_fd_readable(busy_fd)) {
+            status = 1;
+        } else if (host_fd_readable(idle_fd)) {
+            status = 2;
+        } else if (sk_queue_host_drain(busy, 0, &count) != SK_OK || count != 1 || host_fd_readable(busy_fd)) {
+            status = 3;
+        }
+        _exit(status);
+    }
+    /* The parent, at once: drains its busy queue, puts on its idle one. */
+    SK_OK_OR_FAIL(sk_queue_host_drain(busy, 0, &count));
+    cr_assert_eq(count, 1);
+    SK_OK_OR_FAIL(sk_queue_async(idle, count_host_task, &ran, NULL));
+    cr_assert_eq(write(fork_hold[1], "go", 1), 1);
+    expect_child_succeeded(pid, 0, "1: busy unreadable with its task pending, 2: idle readable with nothing pending, 3: the drain");
+    cr_assert_not(host_fd_readable(busy_fd));
+    cr_assert(host_fd_readable(idle_fd));
+    SK_OK_OR_FAIL(sk_queue_host_drain(idle, 0, &count));
+    cr_assert_eq(count, 1);
+    cr_assert_eq(ran, 2);
+    sk_queue_release(busy);
+    sk_queue_release(idle);
+    close(fork_hold[0]);
+    close(fork_hold[1]);
+    expect_no_live_objects(0);
+}
+
+/* At the descriptor limit the child could make no eventfd of its own and
+ * kept the parent's: its drain left the parent's descriptor unreadable
+ * with the parent's task pending, its work made the other readable with
+ * nothing pending (3 runs in 3). */
+Test(threads, a_forked_child_at_the_descriptor_limit_leaves_the_parents_descriptors_alone, .timeout = SK_TEST_TIMEOUT) {
+    if (SK_TEST_TSAN) {
+        cr_skip_test("ThreadSanitizer's own thread makes every fork a multi-threaded one");
+    }
+    sk_queue *busy = NULL, *idle = NULL;
+    int busy_fd = -1, idle_fd = -1, ran = 0;
+    size_t count = 0;
+    SK_OK_OR_FAIL(sk_queue_create_host(&busy, "busy"));
+    SK_OK_OR_FAIL(sk_queue_create_host(&idle, "idle"));
+    SK_OK_OR_FAIL(sk_queue_host_fd(busy, &busy_fd));
+    SK_OK_OR_FAIL(sk_queue_host_fd(idle, &idle_fd));
+    SK_OK_OR_FAIL(sk_queue_async(busy, count_host_task, &ran, NULL));
+    struct rlimit old, low;
+    cr_assert_eq(getrlimit(RLIMIT_NOFILE, &old), 0);
+    int fillers[1024];
+    int filled = 0;
+    low = old;
+    low.rlim_cur = (rlim_t)(idle_fd > busy_fd ? idle_fd : busy_fd) + 64;
+    cr_assert_eq(setrlimit(RLIMIT_NOFILE, &low), 0);
+    while (filled < 1024) {
+        int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+        if (fd < 0) {
+            break;
+        }
+        fillers[filled++] = fd;
+    }
+    cr_assert_lt(filled, 1024, "the descriptor limit was not reached");
+    pid_t pid = fork();
+    if (pid == 0) {
+        alarm(2 * (unsigned)SK_WAIT_SECONDS);
+        int status = 0;
+        if (sk_queue_host_drain(busy, 0, &count) != SK_OK || count != 1) {
+            status = 1;
+        } else if (sk_queue_async(idle, count_host_task, &ran, NULL) != SK_OK || !host_fd_readable(idle_fd)) {
+            status = 2;
+        }
+        _exit(status);
+    }
+    for (int i = 0; i < filled; i++) {
+        close(fillers[i]);
+    }
+    cr_assert_eq(setrlimit(RLIMIT_NOFILE, &old), 0);
+    expect_child_succeeded(pid, 0, "1: the drain, 2: new work");
+    cr_assert(host_fd_readable(busy_fd), "the parent's task is pending: its descriptor must be readable");
+    cr_assert_not(host_fd_readable(idle_fd), "nothing is pending on the parent's idle queue");
+    SK_OK_OR_FAIL(sk_queue_host_drain(busy, 0, &count));
+    cr_assert_eq(count, 1);
+    sk_queue_release(busy);
+    sk_queue_release(idle);
     expect_no_live_objects(0);
 }
