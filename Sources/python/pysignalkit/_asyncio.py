@@ -191,6 +191,11 @@ class SignalIterator(Generic[T_co], _Uncopyable):
         # the iterator's own host queue, drained only when they run out.
         self._pulled: "collections.deque[Tuple[int, Any]]" = collections.deque()
         self._host: Optional[Queue] = None
+        # A bounded read waiting for the host queue's descriptor: its loop,
+        # the descriptor and the future its reader sets (_pull), so that
+        # _stop can end the wait, and take the watch off before the
+        # descriptor closes.
+        self._watch: "Optional[Tuple[asyncio.AbstractEventLoop, int, asyncio.Future[None]]]" = None
 
     def __aiter__(self) -> "SignalIterator[T_co]":
         """The iterator itself (the subscription starts at the first read)."""
@@ -235,6 +240,8 @@ class SignalIterator(Generic[T_co], _Uncopyable):
             assert self._bound is not None
             host = self._start_bounded(*self._bound)
         while not self._pulled:
+            if self._ended:  # aclose() (or another read's end) while this one waited
+                return (2, None)
             if host.drain(1) > 0:
                 continue
             loop = asyncio.get_running_loop()
@@ -246,10 +253,15 @@ class SignalIterator(Generic[T_co], _Uncopyable):
 
             fd = host.fileno()
             loop.add_reader(fd, wake)
+            self._watch = (loop, fd, ready)
             try:
                 await ready
             finally:
-                loop.remove_reader(fd)
+                # Still this read's watch (_stop takes it off itself, before
+                # the descriptor closes and its number may be another's).
+                if self._watch is not None and self._watch[2] is ready:
+                    self._watch = None
+                    loop.remove_reader(fd)
         return self._pulled.popleft()
 
     async def __anext__(self) -> T_co:
@@ -275,8 +287,22 @@ class SignalIterator(Generic[T_co], _Uncopyable):
         raise StopAsyncIteration
 
     def _stop(self) -> None:
+        """Ends the iteration: disposes the subscription, closes the host
+        queue, and ends a read still waiting (aclose() from another task:
+        it raises StopAsyncIteration; it waited for ever, and a bounded
+        one's watch stayed on a descriptor number the next file got)."""
         self._ended = True
         self._signal = None
+        watch, self._watch = self._watch, None
+        if watch is not None:
+            loop, fd, ready = watch
+            if not loop.is_closed():
+                loop.remove_reader(fd)
+            if not ready.done():
+                ready.set_result(None)
+        events = self._events
+        if events is not None:
+            events.put_nowait((2, None))  # a read waiting in events.get() ends
         subscription, self._subscription = self._subscription, None
         if subscription is not None:
             subscription.dispose()

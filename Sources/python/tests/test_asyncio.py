@@ -167,6 +167,51 @@ def test_a_loops_queue_is_released_when_the_loop_closes_though_the_program_keeps
     pipe.close()
 
 
+@pytest.mark.parametrize("bounded", [False, True], ids=["plain", "iterate(capacity=4)"])
+def test_aclose_from_another_task_ends_the_read_waiting(bounded):
+    """A task reads with async for; another awaits aclose(): the waiting
+    read waited for ever, and a bounded one's watch stayed on the
+    descriptor number its queue had closed, so that a later reader of a
+    file given that number was never woken. The read ends now, as a read
+    after aclose() does, and a later bounded iteration gets its values."""
+    async def main():
+        pipe = sk.Pipe()
+        iterator = pipe.signal().iterate(capacity=4, overflow="drop_oldest") if bounded else pipe.signal().__aiter__()
+        got = []
+        first = asyncio.get_running_loop().create_future()
+
+        async def consume():
+            async for value in iterator:
+                got.append(value)
+                if not first.done():
+                    first.set_result(None)
+
+        consumer = asyncio.ensure_future(consume())
+        for _ in range(10):
+            await asyncio.sleep(0)  # the consumer's first read subscribes
+        pipe.put(1)
+        await asyncio.wait_for(first, 10)
+        await iterator.aclose()
+        await asyncio.wait_for(consumer, 10)  # ended (TimeoutError before)
+        later_pipe = sk.Pipe()
+        later = later_pipe.signal().iterate(capacity=4, overflow="drop_oldest")
+
+        async def read_later():
+            return [value async for value in later]
+
+        reader = asyncio.ensure_future(read_later())
+        for _ in range(10):
+            await asyncio.sleep(0)
+        later_pipe.put(7)
+        later_pipe.complete()
+        later_got = await asyncio.wait_for(reader, 10)
+        pipe.close()
+        later_pipe.close()
+        return got, later_got
+
+    assert run(main()) == ([1], [7])
+
+
 def test_async_for_over_a_pipe_ends_at_its_completion_and_raises_its_error():
     async def read(pipe, end):
         got = []
