@@ -51,7 +51,7 @@ func boundedPolicy(_ capacity: Int, _ overflow: sk_overflow, function: StaticStr
         return (nil, fail(SK_ERR_INVALID_ARGUMENT, "capacity is 0 (a bounded buffer holds at least one value)", function: function))
     }
     guard let policy = overflowPolicy(overflow) else {
-        return (nil, fail(SK_ERR_INVALID_ARGUMENT, "overflow \(overflow.rawValue) is no sk_overflow (SK_OVERFLOW_DROP_NEWEST ... SK_OVERFLOW_BLOCK)", function: function))
+        return (nil, fail(SK_ERR_INVALID_ARGUMENT, "overflow \(Int32(bitPattern: overflow.rawValue)) is no sk_overflow (SK_OVERFLOW_DROP_NEWEST ... SK_OVERFLOW_BLOCK)", function: function))
     }
     return ((capacity < 0 ? Int.max : capacity, policy), SKOK)
 }

@@ -410,6 +410,9 @@ Test(operators_dispatch, bounded_buffers_refuse_bad_arguments, .timeout = SK_TES
     cr_expect_eq(sk_signal_deliver_on_bounded(&out, signal, host, 4, (sk_overflow)9, drop_log_on_drop, &drops, drop_log_release), SK_ERR_INVALID_ARGUMENT);
     cr_expect_str_eq(sk_last_error_message(), "sk_signal_deliver_on_bounded: overflow 9 is no sk_overflow (SK_OVERFLOW_DROP_NEWEST ... SK_OVERFLOW_BLOCK)");
     cr_expect_eq(drops.released, 2);
+    /* A negative number is named as the caller wrote it (it read 4294967295). */
+    cr_expect_eq(sk_signal_deliver_on_bounded(&out, signal, host, 4, (sk_overflow)-1, NULL, NULL, NULL), SK_ERR_INVALID_ARGUMENT);
+    cr_expect_str_eq(sk_last_error_message(), "sk_signal_deliver_on_bounded: overflow -1 is no sk_overflow (SK_OVERFLOW_DROP_NEWEST ... SK_OVERFLOW_BLOCK)");
     cr_expect_eq(sk_signal_deliver_on_bounded(&out, signal, NULL, 4, SK_OVERFLOW_LATEST, drop_log_on_drop, &drops, drop_log_release), SK_ERR_NULL_ARGUMENT);
     cr_expect_eq(drops.released, 3);
     cr_expect_eq(sk_signal_deliver_on_bounded(&out, NULL, host, 4, SK_OVERFLOW_LATEST, NULL, &drops, drop_log_release), SK_ERR_NULL_ARGUMENT);

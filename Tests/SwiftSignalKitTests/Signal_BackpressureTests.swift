@@ -144,6 +144,9 @@ final class Signal_BackpressureTests: XCTestCase {
         XCTAssertEqual(log.dropped, [3, 4, 5])
         XCTAssertEqual(log.error, SignalOverflowError(operatorName: "onBackpressureBuffer", capacity: 2, reason: .overflow))
         XCTAssertEqual(log.error?.description, "onBackpressureBuffer: overflow: a value arrived with 2 values pending (capacity 2, policy error)")
+        // One value, not "1 values".
+        XCTAssertEqual(SignalOverflowError(operatorName: "zip", capacity: 1, reason: .overflow).description,
+                       "zip: overflow: a value arrived with 1 value pending (capacity 1, policy error)")
     }
 
     func testOnBackpressureBufferBlockRefusesAReentrantPutInsteadOfWaitingForItself() {

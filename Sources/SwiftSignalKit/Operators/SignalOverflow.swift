@@ -97,7 +97,7 @@ public struct SignalOverflowError: Error, Equatable, CustomStringConvertible, Se
     public var description: String {
         switch self.reason {
         case .overflow:
-            return "\(self.operatorName): overflow: a value arrived with \(self.capacity) values pending (capacity \(self.capacity), policy error)"
+            return "\(self.operatorName): overflow: a value arrived with \(self.capacity) value\(self.capacity == 1 ? "" : "s") pending (capacity \(self.capacity), policy error)"
         case .wouldDeadlock:
             return "\(self.operatorName): cannot block: the buffer is full (capacity \(self.capacity)) and the value was put by a thread that would wait for itself forever (the one that delivers its values, or one that feeds another input of a zip or is still starting them)"
         case .cannotWaitForQueue:
