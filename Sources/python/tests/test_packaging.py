@@ -23,10 +23,20 @@ def test_the_installed_metadata_names_the_licence_and_carries_its_file():
     metadata = importlib.metadata.metadata("pysignalkit")
     assert metadata["Metadata-Version"] == "2.4"
     assert metadata["License-Expression"] == "MIT"
-    assert metadata.get_all("License-File") == ["LICENSE"]
-    files = [f for f in importlib.metadata.files("pysignalkit") or [] if f.name == "LICENSE"]
+    installed = importlib.metadata.files("pysignalkit") or []
+    # The release wheel bundles libffi (pysignalkit.libs, auditwheel) and
+    # carries its notice beside the package's licence; a wheel built here
+    # links the system's libffi and carries the licence alone.
+    bundled = any(f.parts[0] == "pysignalkit.libs" and f.name.startswith("libffi") for f in installed)
+    assert metadata.get_all("License-File") == (["LICENSE", "libffi.copyright"] if bundled else ["LICENSE"])
+    files = [f for f in installed if f.name == "LICENSE"]
     assert [str(f.parent).endswith(".dist-info/licenses") for f in files] == [True]
     assert "MIT License" in files[0].read_text(encoding="utf-8")
+    notices = [f for f in installed if f.name == "libffi.copyright"]
+    assert len(notices) == (1 if bundled else 0)
+    if bundled:
+        assert str(notices[0].parent).endswith(".dist-info/licenses")
+        assert "libffi" in notices[0].read_text(encoding="utf-8")
 
 
 def test_a_build_from_source_without_swift_stops_at_once_naming_swift_6_and_the_readme(tmp_path, monkeypatch):
