@@ -123,7 +123,8 @@ dist-crate: stage ## the Rust crates rsignalkit-sys and rsignalkit as .crate fil
 # - both unpacked: each holds its README (whose links lead only to what the
 #   crate holds: tools/packaging/package_readme.py) and LICENSE (the
 #   repository's), the raw one its build script, the safe one its guide
-#   (docs/rust.md, as it is here), examples and benchmark; the safe
+#   (its src/guide.md as it is here: docs/rust.md with the other pages
+#   named by their source paths), examples and benchmark; the safe
 #   crate's packaged copy, beside the packaged raw one ([patch.crates-io]
 #   through --config), passes its tests, its guide's doc tests among them,
 #   and documents without a warning, against the stage;
@@ -161,7 +162,7 @@ test-dist-rust: dist-crate dist-deb dist-tarball stage ## the .crate files: what
 		rsignalkit-$(VERSION)/examples/quickstart.rs rsignalkit-$(VERSION)/benches/bench_rust.rs \
 		rsignalkit-sys-$(VERSION)/README.md rsignalkit-$(VERSION)/README.md; do \
 		test -f $$f || { echo "test-dist-rust: the crates lack $$f" >&2; exit 1; }; done; \
-	cmp $(CURDIR)/docs/rust.md rsignalkit-$(VERSION)/src/guide.md; \
+	cmp $(CURDIR)/Sources/rust/rsignalkit/src/guide.md rsignalkit-$(VERSION)/src/guide.md; \
 	for c in rsignalkit-sys rsignalkit; do cmp $(CURDIR)/LICENSE $$c-$(VERSION)/LICENSE; \
 		$(PYTHON) $(CURDIR)/tools/packaging/package_readme.py check $$c-$(VERSION)/README.md $$c-$(VERSION); done
 	cd $(RUST_DIST_TEST)/crates/rsignalkit-$(VERSION) && $(RUST_ENV) CARGO_TARGET_DIR=$(RUST_DIST_TEST)/target \
