@@ -259,23 +259,38 @@ private func testSignal(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ outSubsc
     // only means something in a hot diagram. The parser would take `é` as a
     // value and `^` in a cold diagram as a frame-0 marker: refused here, with
     // the position, as the parser refuses other characters.
-    for (position, character) in text.enumerated() {
-        if !character.isASCII {
-            return fail(SK_ERR_INVALID_ARGUMENT, quoted(MarbleSyntaxError(diagram: text, position: position, message: "\(MarbleSyntaxError.naming(character)) is not an ASCII character (values are ASCII letters and digits)")), function: function)
-        }
-        if character == "^" && !hot {
-            return fail(SK_ERR_INVALID_ARGUMENT, quoted(MarbleSyntaxError(diagram: text, position: position, message: "the subscription point `^` in a cold diagram (it is for hot signals)")), function: function)
-        }
+    func refused(_ character: Character) -> Bool {
+        return !character.isASCII || (character == "^" && !hot)
     }
-    var characterValues = table.values
-    if table.entries.isEmpty {
-        for character in text where character.isLetter || character.isNumber {
-            characterValues[character] = SKValue(string: String(character))
+    func characterValues(of diagram: String) -> [Character: SKValue] {
+        var characterValues = table.values
+        if table.entries.isEmpty {
+            for character in diagram where character.isLetter || character.isNumber {
+                characterValues[character] = SKValue(string: String(character))
+            }
         }
+        return characterValues
+    }
+    if let first = text.enumerated().first(where: { refused($0.element) }) {
+        let (position, character) = (first.offset, first.element)
+        let refusal = !character.isASCII
+            ? "\(MarbleSyntaxError.naming(character)) is not an ASCII character (values are ASCII letters and digits)"
+            : "the subscription point `^` in a cold diagram (it is for hot signals)"
+        // The diagram's first error is named: one the parser finds before
+        // this character (in the diagram with each refused character read
+        // as a value: the same up to there) comes first.
+        let standIn = String(text.map { refused($0) ? "a" : $0 })
+        do throws(MarbleSyntaxError) {
+            _ = try Marbles.parse(standIn, values: characterValues(of: standIn), error: failure)
+        } catch where error.position < position {
+            return fail(SK_ERR_INVALID_ARGUMENT, quoted(MarbleSyntaxError(diagram: text, position: error.position, message: error.message)), function: function)
+        } catch {
+        }
+        return fail(SK_ERR_INVALID_ARGUMENT, quoted(MarbleSyntaxError(diagram: text, position: position, message: refusal)), function: function)
     }
     let timeline: MarbleTimeline<SKValue, SKValue>
     do {
-        timeline = try Marbles.parse(text, values: characterValues, error: failure)
+        timeline = try Marbles.parse(text, values: characterValues(of: text), error: failure)
     } catch {
         return fail(SK_ERR_INVALID_ARGUMENT, quoted(error), function: function)
     }

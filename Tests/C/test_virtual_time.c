@@ -1099,6 +1099,20 @@ Test(virtual_time, non_ascii_characters_and_a_cold_caret_are_refused_with_the_po
     cr_assert(strstr(sk_last_error_message(), "at position 2:") != NULL, "%s", sk_last_error_message());
     cr_assert(strstr(sk_last_error_message(), "`^`") != NULL, "%s", sk_last_error_message());
     cr_assert_null(signal);
+    /* The diagram's first error is named: a non-ASCII character or a cold
+     * `^` after another error does not take its place (`é` at 3 was
+     * named for "ab!é", whose `!` at 2 comes first). */
+    const char *first_errors[][2] = {
+        {"ab!\xc3\xa9", "at position 2:"},
+        {"|a\xc3\xa9", "at position 1:"},
+        {"ab\xc3\xa9!", "at position 2:"},
+        {"(a\xc3\xa9)|", "at position 2:"},
+        {"a|b^", "at position 2:"},
+    };
+    for (size_t i = 0; i < sizeof first_errors / sizeof first_errors[0]; i++) {
+        cr_assert_eq(sk_test_signal_cold(&signal, NULL, queue, FRAME, first_errors[i][0], NULL, 0, NULL), SK_ERR_INVALID_ARGUMENT);
+        cr_assert(strstr(sk_last_error_message(), first_errors[i][1]) != NULL, "%s: %s", first_errors[i][0], sk_last_error_message());
+    }
     /* `^` in a hot diagram is its subscription point, as before. */
     SK_OK_OR_FAIL(sk_test_signal_hot(&signal, NULL, queue, FRAME, "a^b|", NULL, 0, NULL));
     sk_signal_release(signal);
