@@ -1002,6 +1002,22 @@ Test(threads, a_forked_child_has_host_queues_of_its_own, .timeout = SK_TEST_TIME
     expect_no_live_objects(0);
 }
 
+/* The two host queues of the fork tests below: `busy` with one task
+ * pending (it counts into `ran`), `idle` with none, and their descriptors. */
+typedef struct fork_queues {
+    sk_queue *busy, *idle;
+    int busy_fd, idle_fd, ran;
+} fork_queues;
+
+static void fork_queues_make(fork_queues *q) {
+    *q = (fork_queues){NULL, NULL, -1, -1, 0};
+    SK_OK_OR_FAIL(sk_queue_create_host(&q->busy, "busy"));
+    SK_OK_OR_FAIL(sk_queue_create_host(&q->idle, "idle"));
+    SK_OK_OR_FAIL(sk_queue_host_fd(q->busy, &q->busy_fd));
+    SK_OK_OR_FAIL(sk_queue_host_fd(q->idle, &q->idle_fd));
+    SK_OK_OR_FAIL(sk_queue_async(q->busy, count_host_task, &q->ran, NULL));
+}
+
 /* The handler of a_forked_childs_descriptors_are_the_queues_at_the_fork:
  * the child waits, before the library's own handler runs, until the parent
  * has drained and put (a byte on fork_hold[0]). */
@@ -1026,14 +1042,11 @@ Test(threads, a_forked_childs_descriptors_are_the_queues_at_the_fork, .timeout =
     }
     cr_assert_eq(pipe(fork_hold), 0);
     cr_assert_eq(pthread_atfork(NULL, NULL, hold_the_child), 0); /* before the library's (its first host queue) */
-    sk_queue *busy = NULL, *idle = NULL;
-    int busy_fd = -1, idle_fd = -1, ran = 0;
+    fork_queues q;
+    fork_queues_make(&q);
+    sk_queue *busy = q.busy, *idle = q.idle;
+    int busy_fd = q.busy_fd, idle_fd = q.idle_fd;
     size_t count = 0;
-    SK_OK_OR_FAIL(sk_queue_create_host(&busy, "busy"));
-    SK_OK_OR_FAIL(sk_queue_create_host(&idle, "idle"));
-    SK_OK_OR_FAIL(sk_queue_host_fd(busy, &busy_fd));
-    SK_OK_OR_FAIL(sk_queue_host_fd(idle, &idle_fd));
-    SK_OK_OR_FAIL(sk_queue_async(busy, count_host_task, &ran, NULL));
     pid_t pid = fork();
     if (pid == 0) {
         alarm(2 * (unsigned)SK_WAIT_SECONDS);
@@ -1050,14 +1063,14 @@ Test(threads, a_forked_childs_descriptors_are_the_queues_at_the_fork, .timeout =
     /* The parent, at once: drains its busy queue, puts on its idle one. */
     SK_OK_OR_FAIL(sk_queue_host_drain(busy, 0, &count));
     cr_assert_eq(count, 1);
-    SK_OK_OR_FAIL(sk_queue_async(idle, count_host_task, &ran, NULL));
+    SK_OK_OR_FAIL(sk_queue_async(idle, count_host_task, &q.ran, NULL));
     cr_assert_eq(write(fork_hold[1], "go", 1), 1);
     expect_child_succeeded(pid, 0, "1: busy unreadable with its task pending, 2: idle readable with nothing pending, 3: the drain");
     cr_assert_not(host_fd_readable(busy_fd));
     cr_assert(host_fd_readable(idle_fd));
     SK_OK_OR_FAIL(sk_queue_host_drain(idle, 0, &count));
     cr_assert_eq(count, 1);
-    cr_assert_eq(ran, 2);
+    cr_assert_eq(q.ran, 2);
     sk_queue_release(busy);
     sk_queue_release(idle);
     close(fork_hold[0]);
@@ -1073,14 +1086,11 @@ Test(threads, a_forked_child_at_the_descriptor_limit_leaves_the_parents_descript
     if (SK_TEST_TSAN) {
         cr_skip_test("ThreadSanitizer's own thread makes every fork a multi-threaded one");
     }
-    sk_queue *busy = NULL, *idle = NULL;
-    int busy_fd = -1, idle_fd = -1, ran = 0;
+    fork_queues q;
+    fork_queues_make(&q);
+    sk_queue *busy = q.busy, *idle = q.idle;
+    int busy_fd = q.busy_fd, idle_fd = q.idle_fd;
     size_t count = 0;
-    SK_OK_OR_FAIL(sk_queue_create_host(&busy, "busy"));
-    SK_OK_OR_FAIL(sk_queue_create_host(&idle, "idle"));
-    SK_OK_OR_FAIL(sk_queue_host_fd(busy, &busy_fd));
-    SK_OK_OR_FAIL(sk_queue_host_fd(idle, &idle_fd));
-    SK_OK_OR_FAIL(sk_queue_async(busy, count_host_task, &ran, NULL));
     struct rlimit old, low;
     cr_assert_eq(getrlimit(RLIMIT_NOFILE, &old), 0);
     int fillers[1024];
@@ -1102,7 +1112,7 @@ Test(threads, a_forked_child_at_the_descriptor_limit_leaves_the_parents_descript
         int status = 0;
         if (sk_queue_host_drain(busy, 0, &count) != SK_OK || count != 1) {
             status = 1;
-        } else if (sk_queue_async(idle, count_host_task, &ran, NULL) != SK_OK || !host_fd_readable(idle_fd)) {
+        } else if (sk_queue_async(idle, count_host_task, &q.ran, NULL) != SK_OK || !host_fd_readable(idle_fd)) {
             status = 2;
         }
         _exit(status);
