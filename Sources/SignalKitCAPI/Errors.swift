@@ -32,7 +32,7 @@ public func sk_status_string(_ status: Int32) -> UnsafePointer<CChar>? {
     case SK_ERR_BUSY.rawValue: text = "busy"
     case SK_ERR_UNSUPPORTED.rawValue: text = "unsupported"
     case SK_ERR_RELEASED.rawValue: text = "released handle"
-    case SK_ERR_RESOURCE.rawValue: text = "resource refused by the system"
+    case SK_ERR_RESOURCE.rawValue: text = "resource refused by the system, or a limit reached"
     default: text = "unknown status"
     }
     return UnsafeRawPointer(text.utf8Start).assumingMemoryBound(to: CChar.self)

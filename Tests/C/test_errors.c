@@ -28,6 +28,9 @@ Test(errors, status_string_for_every_status, .timeout = SK_TEST_TIMEOUT) {
     /* The two the header spells out. */
     cr_assert_str_eq(sk_status_string(SK_OK), "ok");
     cr_assert_str_eq(sk_status_string(SK_ERR_NULL_ARGUMENT), "null argument");
+    /* Both of SK_ERR_RESOURCE's causes: a virtual-time advance's task limit
+     * is no refusal of the system's (it said so before). */
+    cr_assert_str_eq(sk_status_string(SK_ERR_RESOURCE), "resource refused by the system, or a limit reached");
     for (size_t i = 0; i < STATUS_COUNT; i++) {
         const char *text = sk_status_string(all_statuses[i]);
         cr_assert_not_null(text, "status %d", all_statuses[i]);

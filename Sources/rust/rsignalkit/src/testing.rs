@@ -31,6 +31,11 @@ use crate::signal::{made, Signal};
 use crate::sys;
 use crate::value::{RawValue, Value};
 
+/// The longest frame: the limit of the test signals and recorders
+/// (`sk_test_signal_cold`, `sk_test_record`), checked when the scheduler is
+/// made so that one they would refuse is not made.
+const MAX_FRAME: Duration = Duration::from_secs(1_000_000_000);
+
 /// A virtual-time queue and a frame size. Cloning shares the queue.
 /// Thread-safety: `Send` and `Sync`; its work runs on the thread that
 /// advances it.
@@ -95,8 +100,16 @@ impl TestScheduler {
         TestScheduler::with_frame(Duration::from_millis(1))
     }
 
-    /// A scheduler with frames of `frame`.
+    /// A scheduler with frames of `frame`: `Err(InvalidArgument)` for a
+    /// frame of zero or longer than 1e9 seconds (the range of the test
+    /// signals and recorders, `signalkit_test.h`), as C and Python refuse it.
     pub fn with_frame(frame: Duration) -> Result<TestScheduler, Error> {
+        if frame.is_zero() || frame > MAX_FRAME {
+            return Err(Error::new(
+                sys::SK_ERR_INVALID_ARGUMENT,
+                format!("signalkit: a frame of {:?} is out of range (from 1 ns to 1e9 seconds)", frame),
+            ));
+        }
         Ok(TestScheduler { queue: Queue::virtual_time("signalkit.testing")?, frame })
     }
 
@@ -105,26 +118,10 @@ impl TestScheduler {
         &self.queue
     }
 
-    /// `frames` frames as a duration.
-    ///
-    /// # Panics
-    ///
-    /// When the time does not fit a `Duration` (a frame of
-    /// `Duration::MAX`, say); [`advance_to_frame`](TestScheduler::advance_to_frame)
-    /// and [`schedule`](TestScheduler::schedule) return an error instead.
+    /// `frames` frames as a duration (it always fits: a frame is at most
+    /// 1e9 seconds).
     pub fn frames(&self, frames: u32) -> Duration {
-        self.time_of(frames).unwrap_or_else(|error| panic!("{}", error))
-    }
-
-    /// The time of frame `frame`, or the `InvalidArgument` error of a time
-    /// that does not fit a `Duration`.
-    fn time_of(&self, frame: u32) -> Result<Duration, Error> {
-        self.frame.checked_mul(frame).ok_or_else(|| {
-            Error::new(
-                sys::SK_ERR_INVALID_ARGUMENT,
-                format!("signalkit: frame {} is out of range ({} frames of {:?} do not fit a Duration)", frame, frame, self.frame),
-            )
-        })
+        self.frame * frames
     }
 
     /// The clock, in whole frames.
@@ -133,18 +130,17 @@ impl TestScheduler {
         (now / self.frame.as_nanos().max(1)) as u64
     }
 
-    /// Moves the clock to frame `frame`, running what falls due.
-    /// `Err(InvalidArgument)` when the frame's time does not fit a
-    /// `Duration`.
+    /// Moves the clock to frame `frame`, running what falls due: the
+    /// errors of [`Queue::advance_to`] (a frame past the clock's end,
+    /// 2^63 ns, is `InvalidArgument`).
     pub fn advance_to_frame(&self, frame: u32) -> Result<usize, Error> {
-        self.queue.advance_to(self.time_of(frame)?)
+        self.queue.advance_to(self.frames(frame))
     }
 
-    /// Runs `work` at frame `frame` (counted from the clock's 0).
-    /// `Err(InvalidArgument)` when the frame's time does not fit a
-    /// `Duration`.
+    /// Runs `work` at frame `frame` (counted from the clock's 0): the
+    /// errors of [`Queue::after`].
     pub fn schedule<F: FnOnce() + Send + 'static>(&self, frame: u32, work: F) -> Result<(), Error> {
-        let at = self.time_of(frame)?.saturating_sub(self.queue.now()?);
+        let at = self.frames(frame).saturating_sub(self.queue.now()?);
         self.queue.after(at, work)
     }
 

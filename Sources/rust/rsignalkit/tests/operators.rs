@@ -163,22 +163,28 @@ fn timeout_retry_and_timers_on_virtual_time() {
 }
 
 #[test]
-fn a_frame_time_out_of_range_is_an_error_not_a_panic() {
+fn a_frame_out_of_range_is_refused_when_the_scheduler_is_made() {
     let _serial = common::serial();
-    // Before: advance_to_frame and schedule panicked ("overflow when
-    // multiplying duration by scalar").
-    let scheduler = TestScheduler::with_frame(Duration::MAX).unwrap();
-    let advanced = std::panic::catch_unwind(|| scheduler.advance_to_frame(2));
-    let error = advanced.expect("advance_to_frame panicked").unwrap_err();
-    assert_eq!(error.status(), rsignalkit::sys::SK_ERR_INVALID_ARGUMENT);
-    assert!(error.message().contains("frame 2 is out of range"), "{}", error.message());
-    let scheduled = std::panic::catch_unwind(|| scheduler.schedule(3, || ()));
-    let error = scheduled.expect("schedule panicked").unwrap_err();
-    assert_eq!(error.status(), rsignalkit::sys::SK_ERR_INVALID_ARGUMENT);
-    assert_eq!(scheduler.frame_now(), 0, "the clock did not move");
-    // A time that fits still runs (frame 0 of any size is 0).
-    assert_eq!(scheduler.advance_to_frame(0).unwrap(), 0);
-    drop(scheduler);
+    // Before: a frame of zero was accepted (C and Python refuse it), and
+    // one of Duration::MAX made advance_to_frame's multiplication overflow.
+    for frame in [Duration::ZERO, Duration::from_secs(1_000_000_001), Duration::MAX] {
+        let error = TestScheduler::with_frame(frame).unwrap_err();
+        assert_eq!(error.status(), rsignalkit::sys::SK_ERR_INVALID_ARGUMENT);
+        assert!(error.message().contains("is out of range (from 1 ns to 1e9 seconds)"), "{}", error.message());
+    }
+    assert_eq!(live_objects(), 0, "nothing made for a refused frame");
+    // The limits themselves are frames, and the longest frame's times fit.
+    let shortest = TestScheduler::with_frame(Duration::from_nanos(1)).unwrap();
+    let (source, log) = shortest.cold("-1|", &[('1', 7i64)], &()).unwrap();
+    assert_eq!(shortest.frames(3), Duration::from_nanos(3));
+    drop((source, log, shortest));
+    let longest = TestScheduler::with_frame(Duration::from_secs(1_000_000_000)).unwrap();
+    assert_eq!(longest.frames(u32::MAX), Duration::from_secs(1_000_000_000) * u32::MAX);
+    assert_eq!(longest.advance_to_frame(9).unwrap(), 0, "9e9 s is on the clock (its end is 2^63 ns)");
+    let past = longest.advance_to_frame(10).unwrap_err();
+    assert_eq!(past.status(), rsignalkit::sys::SK_ERR_INVALID_ARGUMENT, "{}", past.message());
+    assert_eq!(longest.frame_now(), 9, "the clock did not move");
+    drop(longest);
     assert_eq!(live_objects(), 0);
 }
 
