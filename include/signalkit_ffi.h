@@ -20,7 +20,9 @@
  * `ctx` and `release`, threads, detectable misuse), with one difference:
  * errors of the functions declared here are described by
  * sk_ffi_last_error_message(), not sk_last_error_message() (when a
- * signalkit.h call made by this library fails, its message is copied there).
+ * signalkit.h call made by this library fails, its message is copied there
+ * as the failing sk_ffi_ call's: "sk_ffi_signal_map: the pipeline would be
+ * 513 operators deep ..."; sk_last_error_message() may then be changed).
  * A call of this library that succeeds leaves sk_last_error_message() as it
  * was, as a successful signalkit.h call does.
  *
@@ -450,8 +452,10 @@ int sk_ffi_callback_fail(const char *message);
  * @brief The callbacks of a typed subscription (sk_ffi_signal_start()).
  *
  * Each of next, error, completed may be NULL; when a function is given, its
- * signature is required. Signatures are borrowed (retained by the library as
- * needed).
+ * signature is required. A signature given without its function is checked
+ * as a handle (another kind, or a released one, is refused as for any
+ * handle argument) and otherwise ignored. Signatures are borrowed (retained
+ * by the library as needed).
  *
  * - next: returns void; takes an optional leading ctx and at most one value
  *   argument of any type (none: it is only notified), e.g. "void(i64)",
@@ -588,9 +592,10 @@ int sk_ffi_signal_filter(sk_signal **out, sk_signal *signal, sk_ffi_signature *s
  * i64, u8, u16, u32, u64 -> int64, f32 and f64 -> double (exact), bool, str
  * -> a copy of the string (NULL -> nil), ptr -> a pointer value without
  * release function, value -> a copy (NULL -> nil)), several -> an array of
- * them. An argument that does not convert (a u64 above INT64_MAX; a str,
- * ptr or value, or the array of several, that cannot be made for lack of
- * memory) makes the call put no value: a
+ * them. An argument that does not convert (a u64 above INT64_MAX; a value
+ * that is not one, such as an unknown kind; a str, ptr or value, or the
+ * array of several, that cannot be made for lack of memory) makes the call
+ * put no value: a
  * subscriber receives an error describing it
  * (`"sk_ffi: trampoline: argument 0 (u64): u64 N out of range of int64"`;
  * its subscription ends), a pipe, which has no error to put, puts nothing

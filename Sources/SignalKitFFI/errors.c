@@ -37,8 +37,22 @@ int sk_ffi__fail(int status, const char *format, ...) {
     return status;
 }
 
+/* The core's message names the signalkit.h function that failed
+ * ("sk_signal_create_over: the pipeline would be ..."), one the user did not
+ * call: the message given is that of `function`, the user's call, in the
+ * shape signalkit.h gives its own ("sk_ffi_signal_map: the pipeline would
+ * be ..."). */
 int sk_ffi__fail_core(int status, const char *function) {
-    return sk_ffi__fail(status, "%s: %s", function, sk_last_error_message());
+    const char *message = sk_last_error_message();
+    const char *rest = message;
+    if (strncmp(rest, "sk_", 3) == 0) {
+        rest += 3;
+        while ((*rest >= 'a' && *rest <= 'z') || (*rest >= '0' && *rest <= '9') || *rest == '_') {
+            rest++;
+        }
+        message = strncmp(rest, ": ", 2) == 0 ? rest + 2 : message;
+    }
+    return sk_ffi__fail(status, "%s: %s", function, message);
 }
 
 void sk_ffi__release_keeping_message(sk_release_fn release, void *ctx) {

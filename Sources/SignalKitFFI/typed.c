@@ -463,9 +463,12 @@ SK_FFI_EXPORT int sk_ffi_signal_start(sk_disposable **out, sk_signal *signal, co
     }
     const unsigned error_types = (1u << SK_FFI_STRING) | (1u << SK_FFI_VALUE);
     if ((status = sk_ffi__check_signal(function, "signal", signal)) != SK_OK) {
-    } else if (observer->next != NULL && (status = sk_ffi__check_signature(function, "observer->next_signature", observer->next_signature)) != SK_OK) {
-    } else if (observer->error != NULL && (status = sk_ffi__check_signature(function, "observer->error_signature", observer->error_signature)) != SK_OK) {
-    } else if (observer->completed != NULL && (status = sk_ffi__check_signature(function, "observer->completed_signature", observer->completed_signature)) != SK_OK) {
+    } else if ((observer->next != NULL || observer->next_signature != NULL) &&
+               (status = sk_ffi__check_signature(function, "observer->next_signature", observer->next_signature)) != SK_OK) {
+    } else if ((observer->error != NULL || observer->error_signature != NULL) &&
+               (status = sk_ffi__check_signature(function, "observer->error_signature", observer->error_signature)) != SK_OK) {
+    } else if ((observer->completed != NULL || observer->completed_signature != NULL) &&
+               (status = sk_ffi__check_signature(function, "observer->completed_signature", observer->completed_signature)) != SK_OK) {
     } else if (observer->next != NULL && (status = sk_ffi__check(function, "observer->next_signature", observer->next_signature, 1, 0, 0, 1, 0)) != SK_OK) {
     } else if (observer->error != NULL && (status = sk_ffi__check(function, "observer->error_signature", observer->error_signature, 1, 0, 0, 1, error_types)) != SK_OK) {
     } else if (observer->completed != NULL && (status = sk_ffi__check(function, "observer->completed_signature", observer->completed_signature, 1, 0, 0, 0, 0)) != SK_OK) {

@@ -184,7 +184,7 @@ Test(ffi_deep_values, typed_operator_chains_are_bounded_by_the_pipeline_depth) {
     cr_assert_eq(status, SK_ERR_INVALID_ARGUMENT);
     cr_assert_eq(released, 1, "the refused map's context was released %d times", released);
     char expected[160];
-    snprintf(expected, sizeof expected, "sk_ffi_signal_map: sk_signal_create_over: the pipeline would be %d operators deep (the limit is SK_SIGNAL_MAX_DEPTH, %d)",
+    snprintf(expected, sizeof expected, "sk_ffi_signal_map: the pipeline would be %d operators deep (the limit is SK_SIGNAL_MAX_DEPTH, %d)",
              SK_SIGNAL_MAX_DEPTH + 1, SK_SIGNAL_MAX_DEPTH);
     cr_assert_str_eq(sk_ffi_last_error_message(), expected);
     sk_signal_release(signal);

@@ -61,7 +61,9 @@ Test(ffi_failure_message, refused_calls_keep_their_message) {
 
 /* The core refuses the operator one past SK_SIGNAL_MAX_DEPTH and runs its
  * release (the operator's, which runs the user's) before returning: the
- * message copied from the core is still the core's. */
+ * message copied from the core is still the core's, as the user's call's
+ * (it named sk_signal_create_over, a function the user did not call:
+ * "sk_ffi_signal_map: sk_signal_create_over: the pipeline would be ..."). */
 Test(ffi_failure_message, an_operator_past_the_depth_limit_keeps_the_core_message) {
     int released = 0;
     sk_ffi_signature *map_sig = sig("i64(i64)");
@@ -76,7 +78,7 @@ Test(ffi_failure_message, an_operator_past_the_depth_limit_keeps_the_core_messag
     sk_signal *out = NULL;
     cr_assert_eq(sk_ffi_signal_map(&out, signal, map_sig, FN(plus_one), &released, release_failing_calls), SK_ERR_INVALID_ARGUMENT);
     char expected[200];
-    snprintf(expected, sizeof expected, "sk_ffi_signal_map: sk_signal_create_over: the pipeline would be %d operators deep (the limit is SK_SIGNAL_MAX_DEPTH, %d)",
+    snprintf(expected, sizeof expected, "sk_ffi_signal_map: the pipeline would be %d operators deep (the limit is SK_SIGNAL_MAX_DEPTH, %d)",
              SK_SIGNAL_MAX_DEPTH + 1, SK_SIGNAL_MAX_DEPTH);
     cr_assert_str_eq(sk_ffi_last_error_message(), expected);
     cr_assert_eq(released, 1);

@@ -188,6 +188,12 @@ Test(ffi_handles, core_handle_is_not_a_signature_nor_a_trampoline) {
     EXPECT_FFI_EXACT(sk_ffi_signal_start(NULL, signal, &observer), SK_ERR_WRONG_KIND,
                      "sk_ffi_signal_start: observer->next_signature is not a signature");
     cr_assert_eq(tlog_releases(&log), 3);
+    /* A signature without its function is checked as a handle too (it was
+     * ignored, unchecked: signalkit_ffi.h checks every handle argument). */
+    sk_ffi_observer unused = {NULL, NULL, not_signature, NULL, NULL, NULL, &log, tlog_release};
+    EXPECT_FFI_EXACT(sk_ffi_signal_start(NULL, signal, &unused), SK_ERR_WRONG_KIND,
+                     "sk_ffi_signal_start: observer->error_signature is not a signature");
+    cr_assert_eq(tlog_releases(&log), 4);
     expect_trampoline_refused(true, pipe, not_signature, SK_ERR_WRONG_KIND, "sk_ffi_trampoline_pipe: signature is not a signature");
 
     cr_assert_null(sk_ffi_signature_retain(not_signature));
@@ -210,7 +216,7 @@ Test(ffi_handles, core_handle_is_not_a_signature_nor_a_trampoline) {
     SK_OK_OR_FAIL(sk_pipe_put(pipe, &v));
     tlog_expect(&log, "n:5 ");
     sk_pipe_release(pipe);
-    cr_assert(tlog_wait(&log, 1, 4));
+    cr_assert(tlog_wait(&log, 1, 5));
     sk_signal_release(piped);
     sk_ffi_signature_release(next_sig);
     sk_signal_release(signal);
