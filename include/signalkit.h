@@ -636,7 +636,7 @@ int sk_value_copy(sk_value *dst, const sk_value *src);
 
 /**
  * @brief Drops the reference `*value` holds, if any, and sets it to nil.
- * @param value  The variable to release; NULL and nil are no-ops.
+ * @param[in,out] value  The variable to release; NULL and nil are no-ops.
  * @par Thread safety
  *   Any thread, but not thread-safe for the same sk_value variable.
  */

@@ -14,7 +14,7 @@ API_HEADERS := include/signalkit.h include/signalkit_test.h include/signalkit_ff
 
 .PHONY: api api-update test-api
 
-$(API_JSON): $(API_HEADERS) tools/api/describe.py
+$(API_JSON): $(API_HEADERS) tools/api/describe.py Makefile mk/ffi.mk
 	@mkdir -p $(OUT)
 	$(PYTHON) tools/api/describe.py $@
 

@@ -27,13 +27,17 @@ add where.
              of the package, in a C++ column a name the C++ headers declare,
              in a Swift column a name the Swift sources declare; the C++
              paragraph below them names exactly the signalkit.h functions C++
-             lacks.
+             lacks;
+  docs       every group, function, callback, handle, constant, enum, enum
+             value, struct and struct field (union members too) has a brief (a header comment
+             that describe.py reads), and no text of api.json keeps a Doxygen
+             command but @ref (a tag whose text ran into another's).
 
 The intended gaps are listed in tools/api/exceptions.txt, one a line with its
 reason; an entry that no longer excuses anything fails too (remove it).
 The misuse table's rows are checked by tools/check/check-doc-tests.sh.
 
-Usage: check.py API.json [generated|wrappers|ctypes|readme ...]   (from the repository's root)
+Usage: check.py API.json [generated|wrappers|ctypes|readme|testers|docs ...]   (from the repository's root)
 Python 3 standard library only: the prototypes are read from _core.py's
 source, not by importing the package (which needs the built libraries).
 """
@@ -657,6 +661,55 @@ def check_readme(api, entries, report):
 
 
 # --------------------------------------------------------------------------
+# The headers' documentation as api.json carries it
+# --------------------------------------------------------------------------
+
+# A Doxygen command left in a text: any @word but @ref (describe.py's STRAY_TAG).
+STRAY_TAG = re.compile(r"(?<![\w@`])@(?!ref\b)(?:[A-Za-z]+|[{}])")
+
+
+def check_docs(api, report):
+    """Every item has a brief; no text keeps a Doxygen command but @ref."""
+    fix = "document it in the header: a /** ... */ comment before it, or a /**< ... */ one after it"
+    for group in api["groups"]:
+        if not group.get("brief"):
+            report(f"include/{group['header']}: the group {group['name']} has no @brief in api.json: give its "
+                   f"@defgroup comment one")
+    for kind, key in (("function", "functions"), ("callback", "callbacks"), ("handle", "handles"),
+                      ("constant", "constants"), ("enum", "enums"), ("struct", "structs")):
+        for item in api[key]:
+            if not item.get("brief"):
+                report(f"include/{item['header']}:{item['line']}: the {kind} {item['name']} has no brief in "
+                       f"api.json: {fix}")
+    for enum in api["enums"]:
+        for value in enum["values"]:
+            if not value.get("brief"):
+                report(f"include/{enum['header']}:{enum['line']}: the value {value['name']} of the enum "
+                       f"{enum['name']} has no brief in api.json: {fix}")
+    for struct in api["structs"]:
+        for field in struct["fields"]:
+            for member, path in [(field, field["name"])] + [(m, f"{field['name']}.{m['name']}")
+                                                            for m in field.get("members", [])]:
+                if not member.get("brief"):
+                    report(f"include/{struct['header']}:{struct['line']}: the field {path} of the struct "
+                           f"{struct['name']} has no brief in api.json: {fix}")
+
+    def texts(item, where):
+        if isinstance(item, str):
+            stray = STRAY_TAG.search(item)
+            if stray:
+                report(f"{where}: the text keeps the Doxygen command {stray.group(0)} ({item[:60]!r}...): "
+                       f"tools/api/describe.py must end a tag's text at the next tag")
+        elif isinstance(item, dict):
+            for key, value in item.items():
+                texts(value, f"{where}.{key}" if key != "name" else where)
+        elif isinstance(item, list):
+            for number, value in enumerate(item):
+                texts(value, f"{where}[{value['name'] if isinstance(value, dict) and 'name' in value else number}]")
+    texts(api, "api.json")
+
+
+# --------------------------------------------------------------------------
 # What is generated from api.json (generate.py) and from the operator table
 # (operators.py)
 # --------------------------------------------------------------------------
@@ -686,12 +739,13 @@ def main():
     if len(sys.argv) < 2:
         sys.exit(__doc__)
     api = json.loads(read(sys.argv[1]))
-    wanted = sys.argv[2:] or ["generated", "wrappers", "ctypes", "readme", "testers"]
+    wanted = sys.argv[2:] or ["generated", "wrappers", "ctypes", "readme", "testers", "docs"]
     report = Report()
     entries = load_exceptions(report, {function["name"] for function in api["functions"]})
     for check in wanted:
         {"generated": lambda a, e, r: check_generated(a, r), "wrappers": check_wrappers, "testers": check_testers,
-         "ctypes": lambda a, e, r: check_ctypes(a, r), "readme": check_readme}[check](api, entries, report)
+         "ctypes": lambda a, e, r: check_ctypes(a, r), "readme": check_readme,
+         "docs": lambda a, e, r: check_docs(a, r)}[check](api, entries, report)
     for problem in report.problems:
         print(problem, file=sys.stderr)
     if report.problems:

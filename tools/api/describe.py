@@ -4,11 +4,15 @@ from include/signalkit.h, signalkit_test.h and signalkit_ffi.h.
 
 The prototypes are the compiler's (gcc -aux-info, as mk/abi.mk's twin uses
 them), the parameter names and everything else the headers' own text says:
-the doc comment before each declaration (@brief, @param and its direction,
-the SK_ERR_* codes @return names) and the Doxygen group it sits in. Sizes,
+the doc comment before each declaration (@brief, or the first paragraph of
+a comment without one; the details; @param and its direction; the SK_ERR_*
+codes @return names; @see; "@par Thread safety"), a value's or field's
+comment before it or after it (/**< */), and the Doxygen group it sits in;
+each library's soname from the build (Makefile, mk/ffi.mk). Sizes,
 offsets and the values of enumerators and constants come from a small C
 program generated here and compiled with the same compiler, so they are the
-ABI of the machine the build runs on. The format is docs/api-json.md.
+ABI of the machine the build runs on. The format is docs/api-json.md. It
+fails when a text would keep a Doxygen command other than @ref.
 
 Usage: describe.py OUTPUT.json [GCC]   (run from the repository's root; gcc by default: -aux-info is gcc's)
 Python 3 standard library only.
@@ -25,6 +29,13 @@ HEADERS = (  # header, library, in include order
     ("signalkit_test.h", "libsignalkit"),
     ("signalkit_ffi.h", "libsignalkit-ffi"),
 )
+# Each library: where the build sets its soname's major (file, variable:
+# the soname is LIBRARY.so.MAJOR), and the function whose message describes
+# its functions' last failure on the calling thread.
+LIBRARIES = {
+    "libsignalkit": ("Makefile", "SOVERSION", "sk_last_error_message"),
+    "libsignalkit-ffi": ("mk/ffi.mk", "FFI_SOVERSION", "sk_ffi_last_error_message"),
+}
 FORMAT = 1
 IDENT = r"[A-Za-z_][A-Za-z0-9_]*"
 
@@ -53,24 +64,79 @@ def squash(text):
     return " ".join(text.split())
 
 
+# The block commands that start a part of a comment (its text runs to the
+# next one); @ref, the one inline command the headers use, stays in the text.
+TAG = (r"(?m)(?:^|(?<=\s))(@(?:brief|details|returns?|retval|par|see|sa|note|warning|since|deprecated|ingroup|"
+       r"defgroup|addtogroup|name|file|mainpage|section|pre|post|todo)\b|@param(?:\[[a-z, ]+\])?|@[{}])")
+# A Doxygen command left in a text of api.json: any @word but @ref.
+STRAY_TAG = re.compile(r"(?<![\w@`])@(?!ref\b)(?:[A-Za-z]+|[{}])")
+
+
+def paragraphs(text):
+    """`text` as paragraphs: each squashed to one line, separated by a blank
+    line, a list item ("- ") starting a line of its own, a @verbatim or
+    @code block kept as written (without those commands)."""
+    blocks = re.split(r"(?s)@(?:verbatim|code)\b\n?(.*?)\n?[ \t]*@end(?:verbatim|code)\b", text)
+    out = []
+    for number, block in enumerate(blocks):
+        if number % 2:
+            out.append(block.rstrip())
+            continue
+        for paragraph in re.split(r"\n\s*\n", block):
+            items = re.split(r"(?m)^\s*(?=- )", paragraph)
+            lines = [squash(item) for item in items if item.strip()]
+            if lines:
+                out.append("\n".join(lines))
+    return "\n\n".join(out)
+
+
 def parse_doc(comment):
-    """@brief, the details, @param (name, direction, text), @return."""
-    doc = {"brief": "", "params": {}, "return": ""}
+    """@brief (or, without one, the first paragraph), the details (the rest
+    of that part, then each @par but "Thread safety" as "Title: text"),
+    @param (name, direction, text), @return, @see, and the "Thread safety"
+    paragraph."""
+    doc = {"brief": "", "details": "", "params": {}, "return": "", "see": [], "thread_safety": ""}
+    pars = []
     # Tags start a paragraph of their own; their text runs to the next tag.
-    parts = re.split(r"(?m)(?:^|(?<=\s))(@(?:brief|return|par|retval)\b|@param(?:\[[a-z, ]+\])?)", comment)
-    doc["details"] = squash(parts[0])
+    parts = re.split(TAG, comment)
+    first, _, rest = parts[0].strip().partition("\n\n")
+    details = [parts[0]]
     for tag, text in zip(parts[1::2], parts[2::2]):
         if tag == "@brief":
-            doc["brief"] = squash(text.split("\n\n")[0])
+            brief, _, more = text.strip().partition("\n\n")
+            doc["brief"] = squash(brief)
+            details = [more] + details
         elif tag.startswith("@param"):
             match = re.match(r"\s*(" + IDENT + r")\s*(.*)", text, re.S)
             if match:
                 direction = re.search(r"\[([a-z, ]+)\]", tag)
                 doc["params"][match.group(1)] = (direction.group(1).replace(" ", "") if direction else None,
                                                  squash(match.group(2)))
-        elif tag in ("@return", "@retval"):
-            doc["return"] = squash(text.split("@par")[0])
+        elif tag in ("@return", "@returns", "@retval"):
+            doc["return"] = squash(text)
+        elif tag in ("@see", "@sa"):
+            doc["see"].append(squash(text))
+        elif tag == "@par":
+            title, _, body = text.partition("\n")
+            if title.strip() == "Thread safety":
+                doc["thread_safety"] = squash(body)
+            else:
+                pars.append(f"{squash(title)}: {squash(body)}" if title.strip() else squash(body))
+    if not doc["brief"] and not re.search(r"@(?:defgroup|file|mainpage|name)\b", comment):
+        doc["brief"] = squash(first)
+        details = [rest]
+    doc["details"] = "\n\n".join(part for part in [paragraphs("\n\n".join(details))] + pars if part)
     return doc
+
+
+def direction_of(name, tagged):
+    """A parameter's direction: its @param[...] tag's, else out for an `out`
+    or `out_` name, else in."""
+    if tagged:
+        return {"in,out": "inout", "out,in": "inout"}.get(tagged, tagged)
+    if name and (name == "out" or name.startswith("out_")):
+        return "out"
+    return "in"
 
 
 def doc_comments(text):
@@ -79,12 +145,16 @@ def doc_comments(text):
 
 
 def doc_before(text, comments, start):
-    """The doc comment that ends right before `start` (only blanks between)."""
+    """The doc comment that ends right before `start` (only blanks between):
+    not a trailing /**< ... */ (the item's before), nor one that only opens
+    or closes a group."""
     best = None
     for c_start, c_end, comment in comments:
         if c_end <= start and text[c_end:start].strip() == "":
             best = comment
-    return comment_body(best) if best else ""
+    if best is None or best.startswith("/**<") or comment_body(best) in ("@{", "@}"):
+        return ""
+    return comment_body(best)
 
 
 def doc_after(text, comments, end):
@@ -93,6 +163,13 @@ def doc_after(text, comments, end):
         if c_start >= end and text[end:c_start].strip() in ("", ",", ";") and comment.startswith("/**<"):
             return squash(comment_body("/**" + comment[4:]))
     return ""
+
+
+def brief_of(text, comments, start, end):
+    """The brief of a value, field or handle: its trailing /**< ... */
+    comment's, else the doc comment before it."""
+    return doc_after(text, comments, end).replace("@brief ", "") or \
+        parse_doc(doc_before(text, comments, start))["brief"]
 
 
 def groups_by_line(text, header):
@@ -209,7 +286,8 @@ def describe(cc):
         groups, current = groups_by_line(texts[header], header)
         api["groups"].extend(groups)
         group_lines[header] = current
-        api["headers"].append({"name": header, "library": library})
+        api["headers"].append({"name": header, "library": library, "soname": soname(library),
+                               "last_error": LIBRARIES[library][2]})
 
     with tempfile.TemporaryDirectory() as workdir:
         prototypes = aux_prototypes(cc, workdir)
@@ -229,13 +307,13 @@ def describe(cc):
                                          "brief": parse_doc(doc_before(text, comments, match.start()))["brief"]})
             for match in re.finditer(r"(?m)^typedef struct (" + IDENT + r") (" + IDENT + r");", text):
                 api["handles"].append({"name": match.group(2), **where(match.start()),
-                                       "brief": doc_after(text, comments, match.end()).replace("@brief ", "")})
+                                       "brief": brief_of(text, comments, match.start(), match.end())})
             for match in re.finditer(r"(?m)^typedef enum (" + IDENT + r") \{(.*?)\} (" + IDENT + r");", text, re.S):
                 values = []
                 body_start = match.start(2)
                 for item in re.finditer(r"(SK_[A-Z0-9_]+)\s*=\s*(-?\d+)\s*,?", match.group(2)):
-                    values.append({"name": item.group(1),
-                                   "brief": doc_after(text, comments, body_start + item.end(2))})
+                    values.append({"name": item.group(1), "brief": brief_of(text, comments, body_start + item.start(),
+                                                                            body_start + item.end(2))})
                 api["enums"].append({"name": match.group(3), **where(match.start()),
                                      "brief": parse_doc(doc_before(text, comments, match.start()))["brief"],
                                      "values": values})
@@ -248,9 +326,12 @@ def describe(cc):
                 params = []
                 for declaration in split_params(match.group(3)):
                     name, type_ = param_name_and_type(declaration)
-                    params.append({"name": name, "type": type_})
+                    tagged, text_of = doc["params"].get(name, (None, ""))
+                    params.append({"name": name, "type": type_, "direction": direction_of(name, tagged),
+                                   "doc": text_of})
                 api["callbacks"].append({"name": match.group(2), **where(match.start()), "brief": doc["brief"],
-                                         "returns": normalize_type(match.group(1)), "params": params})
+                                         "details": doc["details"], "returns": normalize_type(match.group(1)),
+                                         "params": params, "return_doc": doc["return"]})
 
         for name, (header, line, result, types) in prototypes.items():
             text = texts[header]
@@ -270,23 +351,55 @@ def describe(cc):
             for piece, type_ in zip(pieces, types):
                 param_name, _ = param_name_and_type(piece)
                 tagged, text_of = doc["params"].get(param_name, (None, ""))
-                if tagged:
-                    direction = {"in,out": "inout", "out,in": "inout"}.get(tagged, tagged)
-                elif param_name and (param_name == "out" or param_name.startswith("out_")):
-                    direction = "out"
-                else:
-                    direction = "in"
-                params.append({"name": param_name, "type": type_, "direction": direction, "doc": text_of})
+                params.append({"name": param_name, "type": type_, "direction": direction_of(param_name, tagged),
+                               "doc": text_of})
             errors = codes(doc["return"])
             api["functions"].append({"name": name, "header": header, "library": library_of[header], "line": line,
                                      "group": ingroup.group(1) if ingroup else group_lines[header][line],
-                                     "brief": doc["brief"], "returns": result,
-                                     "params": params, "errors": errors, "return_doc": doc["return"]})
+                                     "brief": doc["brief"], "details": doc["details"], "returns": result,
+                                     "params": params, "errors": errors, "return_doc": doc["return"],
+                                     "see": doc["see"], "thread_safety": doc["thread_safety"]})
         resolve_errors(api)
         layout(cc, workdir, api)
     majors = {c["name"]: c.get("value") for c in api["constants"]}
     api["version"] = f'{majors["SK_VERSION_MAJOR"]}.{majors["SK_VERSION_MINOR"]}.{majors["SK_VERSION_PATCH"]}'
+    check_text(api)
     return api
+
+
+def soname(library):
+    """LIBRARY.so.MAJOR, the major as the build sets it."""
+    path, variable, _ = LIBRARIES[library]
+    major = re.search(r"(?m)^" + variable + r"\s*:?=\s*(\d+)\s*$", read(path))
+    if not major:
+        fail(f"{path}: no `{variable} := N` line, where the soname of {library} is set")
+    return f"{library}.so.{major.group(1)}"
+
+
+def check_text(api):
+    """Every last-error function is a function of its library returning a
+    string, and no text keeps a Doxygen command but @ref (a tag whose text
+    ran into another's). (check.py, in make test-api, checks the briefs.)"""
+    functions = {function["name"]: function for function in api["functions"]}
+    for header in api["headers"]:
+        function = functions.get(header["last_error"])
+        if not function or function["library"] != header["library"] or function["returns"] != "const char *":
+            fail(f"{header['name']}: its last-error function {header['last_error']}() is not a function of "
+                 f"{header['library']} returning const char *: update LIBRARIES")
+
+    def texts(item, where):
+        if isinstance(item, str):
+            stray = STRAY_TAG.search(item)
+            if stray:
+                fail(f"{where}: the text keeps the Doxygen command {stray.group(0)} ({item[:80]!r}...): teach "
+                     f"parse_doc() the tag, or reword the comment")
+        elif isinstance(item, dict):
+            for key, value in item.items():
+                texts(value, f"{where}.{key}" if key != "name" else where)
+        elif isinstance(item, list):
+            for number, value in enumerate(item):
+                texts(value, f"{where}[{value['name'] if isinstance(value, dict) and 'name' in value else number}]")
+    texts(api, "api.json")
 
 
 def resolve_errors(api):
@@ -312,15 +425,17 @@ def struct_fields(body, text, comments, offset):
         union = re.compile(r"union\s*\{(.*?)\}\s*(" + IDENT + r")\s*;", re.S).search(body, position)
         plain = re.compile(r"(?m)^\s*([^;{}]+?)\b(" + IDENT + r")\s*;").search(body, position)
         if union and (not plain or union.start() < plain.start()):
+            inner = offset + union.start(1)
             members = [{"name": m.group(2), "type": normalize_type(m.group(1)),
-                        "brief": doc_after(text, comments, offset + union.start(1) + m.end())}
-                       for m in re.finditer(r"([^;{}\n]+?)\b(" + IDENT + r")\s*;", union.group(1))]
+                        "brief": brief_of(text, comments, inner + m.start(1), inner + m.end())}
+                       for m in re.finditer(r"(?<![^\s;{])([^;{}\s][^;{}\n]*?)\b(" + IDENT + r")\s*;",
+                                            union.group(1))]
             fields.append({"name": union.group(2), "type": "union", "members": members,
-                           "brief": doc_after(text, comments, offset + union.end())})
+                           "brief": brief_of(text, comments, offset + union.start(), offset + union.end())})
             position = union.end()
         elif plain:
             fields.append({"name": plain.group(2), "type": normalize_type(plain.group(1)),
-                           "brief": doc_after(text, comments, offset + plain.end())})
+                           "brief": brief_of(text, comments, offset + plain.start(1), offset + plain.end())})
             position = plain.end()
         else:
             return fields

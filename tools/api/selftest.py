@@ -17,6 +17,7 @@ fail with the message that names it; the copy unchanged must pass.
   the sources do not declare
   an exception that excuses nothing
   a C++ paragraph naming a function C++ has
+  a constant, an enum value or a struct field without a doc comment
 
 Usage: selftest.py   (from the repository's root; run by make test-api)
 """
@@ -35,7 +36,8 @@ COPIED = ("include", "tools/api", "Sources/SignalKitCAPI", "Sources/python/pysig
           "Sources/rust/marbles/generated", "Benchmarks/c/cost_operators.hpp",
           "Benchmarks/Sources/OperatorCost/Operators.generated.swift", "Sources/python/bench/cost_operators.py",
           "Tests/SwiftSignalKitTestingTests/MarbleTableOperators.generated.swift", "docs/rust.md", "LICENSE",
-          "Sources/rust/rsignalkit/LICENSE", "Sources/rust/rsignalkit-sys/LICENSE")
+          "Sources/rust/rsignalkit/LICENSE", "Sources/rust/rsignalkit-sys/LICENSE",
+          "Makefile", "mk/ffi.mk")  # the last two: the sonames' majors, for describe.py
 HERE = os.getcwd()
 
 
@@ -196,6 +198,13 @@ CASES = [
     ("a hand-written case of the fuzzer on a generated operator's slot",
      [("Tests/fuzz/fuzz_api.c", "    case 42: status = sk_signal_group_by(", "    case 5: status = sk_signal_group_by(")],
      [r"fuzz_operators\.h: the slot 5 of sk_signal_last is also a hand-written case of Tests/fuzz/fuzz_api\.c"]),
+    ("a constant, an enum value and a struct field without their doc comments",
+     [("include/signalkit.h", "/** The most worker threads sk_queue_create_concurrent() accepts. */\n", ""),
+      ("include/signalkit.h", "    /** The incoming value is dropped (Akka dropNew, RxJava onBackpressureDrop). */\n", ""),
+      ("include/signalkit.h", "    /** The name given with sk_handle_set_name(), or NULL. */\n", "")],
+     [r"include/signalkit\.h:\d+: the constant SK_QUEUE_MAX_WORKERS has no brief in api\.json",
+      r"include/signalkit\.h:\d+: the value SK_OVERFLOW_DROP_NEWEST of the enum sk_overflow has no brief",
+      r"include/signalkit\.h:\d+: the field name of the struct sk_live_object has no brief"]),
     ("a C++ name of the availability table that the C++ headers do not declare",
      [("docs/operators.md", "| `start_with` |", "| `prepend` |")],
      [r"row 'combining start with': the C\+\+ column names `prepend`, which signalkit\.hpp"]),

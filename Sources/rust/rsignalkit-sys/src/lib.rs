@@ -36,7 +36,7 @@ pub const SK_VERSION_PATCH: i64 = 0;
 pub const SK_VERSION_NUMBER: i64 = 400;
 /// The deepest nesting of arrays a value may have.
 pub const SK_VALUE_MAX_DEPTH: i64 = 128;
-/// SK_QUEUE_MAX_WORKERS
+/// The most worker threads sk_queue_create_concurrent() accepts.
 pub const SK_QUEUE_MAX_WORKERS: i64 = 1024;
 /// The deepest an operator's result may be (see operators, "Depth").
 pub const SK_SIGNAL_MAX_DEPTH: i64 = 512;
@@ -89,10 +89,15 @@ pub const SK_KIND_SIGNAL: sk_kind = 8;
 
 /// What a bounded buffer (sk_signal_on_backpressure_buffer(), sk_signal_deliver_on_bounded()) or a bounded place (sk_signal_zip_bounded(), sk_signal_merge_map_bounded(), sk_signal_queue_bounded(), sk_signal_buffer_time_bounded()) does with a value that arrives when `capacity` values are pending. Named after RxJava's BackpressureOverflowStrategy and Akka Streams' OverflowStrategy.
 pub type sk_overflow = c_uint;
+/// The incoming value is dropped (Akka dropNew, RxJava onBackpressureDrop).
 pub const SK_OVERFLOW_DROP_NEWEST: sk_overflow = 0;
+/// The oldest pending value is dropped to make room (Akka dropHead, RxJava DROP_OLDEST).
 pub const SK_OVERFLOW_DROP_OLDEST: sk_overflow = 1;
+/// The newest pending value is replaced by the incoming one: the consumer always ends with the latest (Akka dropTail, RxJava DROP_LATEST; capacity 1 is onBackpressureLatest).
 pub const SK_OVERFLOW_LATEST: sk_overflow = 2;
+/// The stream fails with an error value of kind SK_KIND_STRING naming the operator and the capacity ("sk_signal_deliver_on_bounded: overflow: a value arrived with 1000 values pending (capacity 1000, policy error)"). The values pending are delivered first, then the error; the value that overflowed, and those the upstream puts until the error reaches the consumer, are dropped (`on_drop`).
 pub const SK_OVERFLOW_ERROR: sk_overflow = 3;
+/// The producing thread waits for room. When waiting could never end it fails as SK_OVERFLOW_ERROR does, with an error value saying why ("... cannot block: ..."): the producer is the thread delivering the values (a put from inside a delivery), or the queue is host-drained or virtual-time (its draining thread may be the producer). Not detected: a queue whose every worker is a blocked producer, or a producer holding a lock the consumer's callback needs (Python's GIL: the Python binding lets it go around its puts while a signal with this policy exists). A put inside an sk_nowait_begin() scope never waits: it leaves its value beyond the capacity (see there).
 pub const SK_OVERFLOW_BLOCK: sk_overflow = 4;
 
 /// What an sk_take_until_fn decides about a value: a bitwise OR of these flags (0 drops the value and goes on).
@@ -202,14 +207,14 @@ pub struct sk_test_subscriptions {
     _marker: core::marker::PhantomData<(*mut u8, core::marker::PhantomPinned)>,
 }
 
-/// The handle sk_ffi_signature.
+/// A prepared signature: a return type and up to SK_FFI_MAX_ARGS argument types, with libffi's call interface prepared once.
 #[repr(C)]
 pub struct sk_ffi_signature {
     _opaque: [u8; 0],
     _marker: core::marker::PhantomData<(*mut u8, core::marker::PhantomPinned)>,
 }
 
-/// The handle sk_ffi_trampoline.
+/// A trampoline: a real C function, made at run time, of the type described by its signature, that puts the arguments it is called with into a subscriber or a pipe.
 #[repr(C)]
 pub struct sk_ffi_trampoline {
     _opaque: [u8; 0],
@@ -302,9 +307,13 @@ const _: () = assert!(core::mem::align_of::<sk_observer>() == 8);
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct sk_live_object {
+    /// The object's address: for a handle, the handle; for a value, its object (`u.object`); for a callback, no pointer the caller holds.
     pub address: *const c_void,
+    /// What it is: "signal", "subscriber", "disposable", "queue", "pipe", "promise", "value promise", "test subscriptions", "test recorder", "string value", "bytes value", "array value", "pointer value", "observer" (the callbacks of sk_signal_start(), held until the subscription ends), or "callback" (a function with its `ctx` and `release` that the library holds, made by the function it was given to).
     pub kind: *const c_char,
+    /// The public function that made it ("sk_signal_map"), or NULL for an object the library made itself (the string of an error it delivered, the array of sk_signal_combine_latest()).
     pub made_by: *const c_char,
+    /// The name given with sk_handle_set_name(), or NULL.
     pub name: *const c_char,
 }
 const _: () = assert!(core::mem::size_of::<sk_live_object>() == 32);
