@@ -248,7 +248,7 @@ final class SKObserver: SKObserverFields {
 /// hold. Each closure captures `callbacks` alone: its context is that
 /// object itself.
 @inline(__always)
-func startObserving<O: SKObserverFields>(_ signal: CSignal, _ callbacks: O) -> any Disposable {
+func startObserving<O: SKObserverFields>(_ signal: CSignal, _ callbacks: O, linkedTo downstream: CSubscriber? = nil) -> any Disposable {
     var onError: ((SKValue) -> Void)?
     if callbacks.error != nil {
         onError = { error in
@@ -263,7 +263,29 @@ func startObserving<O: SKObserverFields>(_ signal: CSignal, _ callbacks: O) -> a
             callbacks.completed?(callbacks.ctx)
         }
     }
+    if let downstream {
+        return signal.start(downstream: downstream, next: observingNext(callbacks), error: onError, completed: onCompleted)
+    }
     return signal.start(next: observingNext(callbacks), error: onError, completed: onCompleted)
+}
+
+typealias CSubscriber = Subscriber<SKValue, SKValue>
+
+/// The subscriber a start of `signal` is linked to: that of the custom
+/// operator (`sk_signal_create_over`) whose generator runs on this thread,
+/// when `signal` is its upstream. Linked, the start's subscription reads as
+/// ended once the operator's downstream has ended (`Subscriber.isEnded`), as
+/// a start made by one of the library's own operators does: a loop further
+/// up (`sk_signal_restart`) stops when a `take` below completes, through a
+/// custom operator (a binding's own stage) as through `sk_signal_map`.
+@inline(__always)
+func linkedDownstream(_ signal: SKSignal) -> CSubscriber? {
+    let link = sk__generator_link_here()!.pointee
+    guard let upstream = link.upstream, upstream == UnsafeRawPointer(Unmanaged.passUnretained(signal).toOpaque()),
+          let subscriber = link.subscriber else {
+        return nil
+    }
+    return Unmanaged<SKSubscriber>.fromOpaque(subscriber).takeUnretainedValue().subscriber
 }
 
 /// The value closure of `startObserving`. Generic over the value type,
@@ -380,12 +402,22 @@ private func createSignal(_ out: UnsafeMutablePointer<OpaquePointer?>?, over ups
     let callback = SKFunction(generator, ctx: ctx, release: nil)
     callback.noteMaker(function)
     return output(out, CSignal { subscriber in
-        withExtendedLifetime(upstream) {}
         let handle = SKSubscriber(subscriber)
         handle.noteMaker(function)
-        let disposable = withExtendedLifetime(context) {
+        // A custom operator: the generator's start of `upstream` on this
+        // thread is linked to `subscriber` (`linkedDownstream`).
+        let link = sk__generator_link_here()!
+        let saved = link.pointee
+        if let upstream {
+            link.pointee = sk__generator_link(upstream: Unmanaged.passUnretained(upstream).toOpaque(),
+                                              subscriber: Unmanaged.passUnretained(handle).toOpaque())
+        } else {
+            link.pointee = sk__generator_link(upstream: nil, subscriber: nil)
+        }
+        let disposable = withExtendedLifetime((context, handle, upstream)) {
             callback.function(callback.ctx, OpaquePointer(Unmanaged.passUnretained(handle).toOpaque()))
         }
+        link.pointee = saved
         guard let disposable else {
             return EmptyDisposable
         }
@@ -492,7 +524,7 @@ private func startWithObserver(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ s
         return releasingOnFailure(ctx: fields.ctx, release: fields.release, status)
     }
     let callbacks = SKObserver(fields)
-    let disposable = startObserving(handle.signal, callbacks)
+    let disposable = startObserving(handle.signal, callbacks, linkedTo: linkedDownstream(handle))
     out?.pointee = SKDisposable(disposable, kind: .plain).retainedHandle(madeBy: function)
     return SKOK
 }
@@ -525,6 +557,11 @@ private func startHeld(_ out: UnsafeMutablePointer<OpaquePointer?>, _ signal: Op
 /// (+1), which is the observer too (see `SKDisposable`); handle checking off.
 @inline(__always)
 private func startHeldObserver(_ fields: sk_observer, _ handle: SKSignal, function: StaticString) -> OpaquePointer {
+    if let downstream = linkedDownstream(handle) {
+        let subscription = makeObservingHandle(fields, stages: nil)
+        subscription.start(startObserving(handle.signal, subscription, linkedTo: downstream))
+        return subscription.retainedHandle(madeBy: function)
+    }
     if let stages = handle.stages, !stages.run.hasReleaseFunction {
         // A run of map and filter stages of the C layer without release
         // function: the handle runs them (see `SKDisposable`), over the

@@ -43,6 +43,14 @@ sk__release_state *sk__release_state_here(void) {
     return &sk__release_state_slot;
 }
 
+/* The custom operator whose generator runs on this thread
+ * (signalkit_internal.h, sk__generator_link). */
+static _Thread_local sk__generator_link sk__generator_link_slot;
+
+sk__generator_link *sk__generator_link_here(void) {
+    return &sk__generator_link_slot;
+}
+
 /* The state of operator callbacks of this thread (signalkit_internal.h,
  * sk__callback_state; sk_callback_fail() in signalkit.h). */
 static _Thread_local sk__callback_state sk__callback_state_slot;

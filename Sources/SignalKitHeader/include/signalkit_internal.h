@@ -34,6 +34,20 @@ typedef struct sk__release_state {
 
 sk__release_state *sk__release_state_here(void);
 
+/* The custom operator (sk_signal_create_over) whose generator runs on the
+ * calling thread, innermost first: `upstream`, its SKSignal (unretained),
+ * and `subscriber`, the SKSubscriber the generator was given (unretained,
+ * alive while it runs); both NULL when none runs. A start of `upstream`
+ * made by the generator is linked to that subscriber (Signals.swift,
+ * `linkedDownstream`), as the library's own operators link theirs. Saved
+ * and restored around each generator's call. */
+typedef struct sk__generator_link {
+    const void *upstream;
+    const void *subscriber;
+} sk__generator_link;
+
+sk__generator_link *sk__generator_link_here(void);
+
 /* 1 when less than a quarter of the calling thread's stack is left below the
  * caller, 0 otherwise, and when the thread's stack is not known (its bounds
  * could not be read, or the caller runs on another stack). See stack.c. */

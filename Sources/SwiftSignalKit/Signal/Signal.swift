@@ -143,9 +143,11 @@ public final class Signal<T, E>: @unchecked Sendable {
     /// that the subscription ended below (`Subscriber.isEnded`). Every
     /// operator that starts a signal for its subscriber starts it this way
     /// (or links in its own `startFusing`); a user's generator that calls
-    /// `start` makes no link, and nothing stops early through it.
+    /// `start` makes no link, and nothing stops early through it. (The C
+    /// library's custom operators, `sk_signal_create_over`, link the start
+    /// of their upstream made by their generator: hence `package`.)
     @inlinable
-    func start<U, F>(downstream: Subscriber<U, F>, next: ((T) -> Void)? = nil, error: ((E) -> Void)? = nil, completed: (() -> Void)? = nil) -> any Disposable {
+    package func start<U, F>(downstream: Subscriber<U, F>, next: ((T) -> Void)? = nil, error: ((E) -> Void)? = nil, completed: (() -> Void)? = nil) -> any Disposable {
         return self.start(downstream: downstream.handle, next: next, error: error, completed: completed)
     }
 
