@@ -70,6 +70,13 @@
  *   is either delivered before the terminal callback (its callback may begin
  *   after the terminal put has returned: the terminal event waits for it)
  *   or dropped; a value put once the terminal put has returned is dropped.
+ *   These are the rules of each subscription, each operator's among them:
+ *   an operator with several inputs (merge, combine_latest, zip,
+ *   map_to_signal, ...) ends its subscriber when an input's terminal event
+ *   reaches it, so an error put into one input while that input's value is
+ *   still being delivered on another thread waits for that value, and a
+ *   value put into another input meanwhile is delivered before the error,
+ *   though put after the error's put returned.
  *   So a terminal event put
  *   while values are being delivered on other threads runs on the thread
  *   whose value callback returns last, right after it returns (the put
@@ -3399,7 +3406,9 @@ int sk_signal_buffer_count(sk_signal **out, sk_signal *signal, size_t count);
  * error drops them and passes through. Disposing stops the timer; so does
  * `signal`'s source letting go of the subscription (a pipe released): with
  * no value to come, the subscription ends without an event, its observer
- * released.
+ * released. A window of 0 never ends (as a period of 0 never samples in
+ * sk_signal_sample_period()): every value comes in one array at the
+ * completion.
  *
  * @param[out] out  The new signal (+1).
  * @param signal    Borrowed.

@@ -397,6 +397,43 @@ Test(operators_timing, buffer_time_and_sample_period_on_the_queue, .timeout = SK
     expect_no_live_objects(1, queue);
 }
 
+/* A window of 0 never ends (every value in one array at the completion),
+ * as a period of 0 never samples: signalkit.h, sk_signal_buffer_time(). */
+Test(operators_timing, a_window_or_period_of_zero_never_ends, .timeout = SK_TEST_TIMEOUT) {
+    sk_queue *queue = virtual_queue("zero");
+    sk_pipe *pipe = NULL;
+    SK_OK_OR_FAIL(sk_pipe_create(&pipe, false));
+    sk_signal *source = NULL, *buffered = NULL, *sampled = NULL;
+    SK_OK_OR_FAIL(sk_pipe_signal(&source, pipe));
+    SK_OK_OR_FAIL(sk_signal_buffer_time(&buffered, source, 0, queue));
+    SK_OK_OR_FAIL(sk_signal_sample_period(&sampled, source, 0, queue));
+    recorder rb, rs;
+    sk_disposable *db = recorder_start(&rb, buffered);
+    sk_disposable *ds = recorder_start(&rs, sampled);
+    const int64_t input[] = { 1, 2, 3 };
+    for (size_t i = 0; i < 3; i++) {
+        sk_value v = int_value(input[i]);
+        SK_OK_OR_FAIL(sk_pipe_put(pipe, &v));
+        advance_to(queue, (double)i + 1);
+    }
+    cr_assert_eq(recorder_nexts(&rb), 0);
+    cr_assert_eq(recorder_nexts(&rs), 0);
+    SK_OK_OR_FAIL(sk_pipe_put_completion(pipe));
+    advance_to(queue, 10.0);
+    cr_assert_eq(recorder_nexts(&rb), 1);
+    recorder_expect_int_array(&rb, 0, input, 3);
+    cr_assert_eq(recorder_event(&rb, 1)->kind, REC_COMPLETED);
+    cr_assert_eq(recorder_nexts(&rs), 0);
+    cr_assert_eq(rs.completions, 1);
+    recorder_finish(&rb, db);
+    recorder_finish(&rs, ds);
+    sk_signal_release(buffered);
+    sk_signal_release(sampled);
+    sk_signal_release(source);
+    sk_pipe_release(pipe);
+    expect_no_live_objects(1, queue);
+}
+
 /* A subscription through a repeating timer whose disposable was released
  * without a dispose ends once its source lets go of it (the pipe released:
  * no value can reach it, so no period could emit again): its observer is
