@@ -25,9 +25,10 @@ extension Marbles {
 
     /// Nil when `actual` equals `expected`; otherwise their diagrams (printed
     /// with `values`) one above the other, as `mismatch` gives them. When the
-    /// diagrams are alike (errors of different values, values printed with the
-    /// same character or the placeholder), the events follow, one list above
-    /// the other.
+    /// diagrams do not show the difference (they are alike: errors of
+    /// different values, values printed with the same character), or one of
+    /// them holds a value without a character (the placeholder `?`), the
+    /// events follow, one list above the other.
     public static func difference<Value: Equatable, Failure: Equatable>(
         expected: MarbleTimeline<Value, Failure>,
         actual: MarbleTimeline<Value, Failure>,
@@ -40,6 +41,9 @@ extension Marbles {
         var message = mismatch(expected: diagrams.0, actual: diagrams.1)
         if diagrams.0 == diagrams.1 {
             message += "\nthe diagrams are alike; the timelines:\n"
+                + "expected: \(expected)\nactual:   \(actual)"
+        } else if diagrams.0.contains(placeholder) || diagrams.1.contains(placeholder) {
+            message += "\na value has no character (\(placeholder)); the timelines:\n"
                 + "expected: \(expected)\nactual:   \(actual)"
         }
         return message

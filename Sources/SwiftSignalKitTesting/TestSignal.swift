@@ -284,6 +284,25 @@ extension TestScheduler {
     public func hot(_ diagram: String) throws(MarbleSyntaxError) -> TestSignal<Character, NoError> {
         return self.hot(try infallibleTimeline(diagram))
     }
+
+    /// A cold test signal that cannot fail, playing `diagram` (no `#`),
+    /// whose letters and digits are looked up in `values`.
+    ///
+    /// - Throws: `MarbleSyntaxError` for a diagram that does not parse or
+    ///   has a `#` or a `^`.
+    public func cold<Value>(_ diagram: String, values: [Character: Value]) throws(MarbleSyntaxError) -> TestSignal<Value, NoError> {
+        return self.cold(try coldTimeline(diagram, try infallibleTimeline(diagram, values: values)))
+    }
+
+    /// A hot test signal that cannot fail, playing `diagram` (no `#`) from
+    /// the current frame, which is its `^`; its letters and digits are
+    /// looked up in `values`.
+    ///
+    /// - Throws: `MarbleSyntaxError` for a diagram that does not parse or
+    ///   has a `#`.
+    public func hot<Value>(_ diagram: String, values: [Character: Value]) throws(MarbleSyntaxError) -> TestSignal<Value, NoError> {
+        return self.hot(try infallibleTimeline(diagram, values: values))
+    }
 }
 
 /// `timeline`, parsed from `diagram`, for a cold signal: a subscription point
@@ -302,8 +321,14 @@ private func coldTimeline<Value, Failure>(_ diagram: String, _ timeline: MarbleT
 /// The timeline of `diagram` for a signal that cannot fail: a `#` is a
 /// syntax error.
 private func infallibleTimeline(_ diagram: String) throws(MarbleSyntaxError) -> MarbleTimeline<Character, NoError> {
-    let parsed = try Marbles.parse(diagram, error: "#")
-    var events: [TimelineEvent<Character, NoError>] = []
+    return try infallibleTimeline(diagram, values: [:])
+}
+
+/// `diagram` parsed with `values` (empty: each character its own value) for
+/// a signal that cannot fail: a `#` is a syntax error.
+private func infallibleTimeline<Value>(_ diagram: String, values: [Character: Value]) throws(MarbleSyntaxError) -> MarbleTimeline<Value, NoError> {
+    let parsed = try Marbles.parse(diagram, values: values, error: "#")
+    var events: [TimelineEvent<Value, NoError>] = []
     for event in parsed.events {
         switch event.kind {
         case let .next(value):

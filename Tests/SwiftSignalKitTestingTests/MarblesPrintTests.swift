@@ -90,6 +90,22 @@ final class MarblesPrintTests: XCTestCase {
             """)
     }
 
+    /// A value without a character shows as `?`: the events follow, so
+    /// that the message says what came out (before: only `-?-?|`).
+    func testDifferenceShowsTheValuesWithoutACharacter() {
+        let expected = MarbleTimeline<Int, String>([.next(10, at: 1), .next(20, at: 3), .completed(at: 4)])
+        let actual = MarbleTimeline<Int, String>([.next(11, at: 1), .next(21, at: 3), .completed(at: 4)])
+        let names: [Int: Character] = [10: "x", 20: "y"]
+        XCTAssertEqual(Marbles.difference(expected: expected, actual: actual, values: { names[$0] }), """
+            expected: -x-y|
+            actual:   -?-?|
+            a value has no character (?); the timelines:
+            expected: \(expected)
+            actual:   \(actual)
+            """)
+        XCTAssertTrue(Marbles.difference(expected: expected, actual: actual, values: { names[$0] })?.contains("11") == true)
+    }
+
     func testDifferenceTheDiagramsDoNotShow() {
         let expected = MarbleTimeline<Int, String>([.error("timeout", at: 1)])
         let actual = MarbleTimeline<Int, String>([.error("cancelled", at: 1)])

@@ -19,6 +19,26 @@ final class OperatorMarbleTests: XCTestCase {
         }
     }
 
+    // MARK: sources that cannot fail
+
+    /// A `NoError` source whose letters stand for values of its own type
+    /// (Telegram's usual `Signal<T, NoError>`): before, only a `Character`
+    /// source could be made without an error value.
+    func testASourceThatCannotFailTakesAValueMap() throws {
+        let scheduler = TestScheduler()
+        let source = try scheduler.cold("-x-y|", values: ["x": 1, "y": 2])
+        let recorder = scheduler.record(source.signal |> map { $0 * 10 })
+        try scheduler.run()
+        XCTAssertNil(recorder.mismatch("-a-b|", values: ["a": 10, "b": 20]))
+        XCTAssertThrowsError(try scheduler.cold("-x#", values: ["x": 1]))
+        XCTAssertThrowsError(try scheduler.cold("^-x|", values: ["x": 1]))
+        let hotScheduler = TestScheduler()
+        let hot = try hotScheduler.hot("x^-y|", values: ["x": 1, "y": 2])
+        let hotRecorder = hotScheduler.record(hot.signal)
+        try hotScheduler.run()
+        XCTAssertNil(hotRecorder.mismatch("-b|", values: ["b": 2]))
+    }
+
     // MARK: debounce
 
     /// The issue's example: a value waits until the upstream has been quiet

@@ -34,6 +34,29 @@ final class Signal_BoundedValuesTests: XCTestCase {
         }
     }
 
+    /// A signal that cannot fail (a pipe's, Telegram's usual
+    /// `Signal<T, NoError>`) has the bounded form too: docs/swift.md's
+    /// example did not compile ("requires that 'NoError' conform to 'Error'").
+    func testASignalThatCannotFailHasTheBoundedForm() async throws {
+        let source = Signal<Int, NoError> { subscriber in
+            for value in 0 ..< 5 {
+                subscriber.putNext(value)
+            }
+            subscriber.putCompletion()
+            return EmptyDisposable
+        }
+        var all: [Int] = []
+        for try await value in source.values(capacity: 10, overflow: .block) {
+            all.append(value)
+        }
+        XCTAssertEqual(all, [0, 1, 2, 3, 4])
+        var latest: [Int] = []
+        for try await value in source.values(capacity: 2, overflow: .dropOldest) {
+            latest.append(value)
+        }
+        XCTAssertEqual(latest, [3, 4], "the values put while the reader had not taken one: the oldest dropped")
+    }
+
     /// Every value is put while the reader sits on its first one.
     func testAFastProducerAndAStalledReaderHoldAtMostTheCapacity() async throws {
         let total = loadCount(100_000)

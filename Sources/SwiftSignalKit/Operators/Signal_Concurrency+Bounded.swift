@@ -296,6 +296,18 @@ public extension Signal where E: Error {
     }
 }
 
+public extension Signal where E == NoError {
+    /// `values(capacity:overflow:onDrop:)` for a signal that cannot fail: the
+    /// iteration throws only what the overflow policy makes (`.error` and
+    /// `.block` give a `SignalOverflowError`); a completion ends it.
+    ///
+    /// Thread-safety: the signal may emit from any thread; iterate from one
+    /// task at a time.
+    func values(capacity: Int, overflow: SignalOverflow<SignalOverflowError>, onDrop: ((T, Int) -> Void)? = nil) -> SignalBoundedValues<T, SignalOverflowError> {
+        return (self |> castError(SignalOverflowError.self)).values(capacity: capacity, overflow: overflow, onDrop: onDrop)
+    }
+}
+
 extension _SignalBoundedValuesState: _SignalRoomPlace {
     /// Room as a waiting producer sees it (`put`).
     func hasRoom(_ index: Int, orRegisters wait: _SignalRoomWait) -> Bool {

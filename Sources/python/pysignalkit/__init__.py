@@ -77,8 +77,11 @@ SIGINT arriving while the library runs between two callbacks) stops the
 emission in progress: no later value reaches a callback while it is
 pending, from_iterable stops pulling, and it is raised again in the caller
 when the package call that ran the callbacks returns (subscribe, Pipe.put,
-Queue.drain, ...). While Python callbacks are held, the package installs
-its own SIGINT handler on the main thread (when Python's default one is in
+Queue.drain, ...), never given to on_error, a catch handler or
+callback_error_hook; the subscription whose stream an ordinary exception of
+that callback would have failed ends, upstream disposed (the rule in full:
+the Python guide, docs/python.md, "Errors", Ctrl-C). While Python
+callbacks are held, the package installs its own SIGINT handler on the main thread (when Python's default one is in
 place), which defers the interrupt at the points where ctypes would lose it.
 A handler of the program's own, or SIGINT ignored (SIG_IGN, which Python
 keeps when it inherits it, as in a background job of a non-interactive

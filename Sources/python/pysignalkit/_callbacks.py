@@ -99,6 +99,11 @@ def _signal_callback(ctx: int, value: Any) -> Optional[int]:
     try:
         fn, argument = callback.fn, value
         if fn.__class__ is _CatchFn:  # called itself: no frame of the package in its traceback
+            if _interrupts.local.pending is not None:
+                # The error of an emission a KeyboardInterrupt stopped: not
+                # the handler's to turn into a fallback; it goes on as it is.
+                _pass_error(value)
+                return None
             fn, argument = fn.fn, _as_error(value)
         _sk_user = True
         result = fn(argument)
@@ -108,6 +113,17 @@ def _signal_callback(ctx: int, value: Any) -> Optional[int]:
         _sk_user = False
         _fail_call(callback, exc, "signal")  # the library makes it a signal failing with exc
         return None
+
+
+def _pass_error(error: object) -> None:
+    """Fails the running operator callback (catch's) with `error`, the
+    error it received, unchanged."""
+    value = Value()
+    _put_object(error, value)
+    try:
+        C.callback_fail(byref(value))
+    finally:
+        C.value_release(byref(value))
 
 
 class _CatchFn:
@@ -266,12 +282,20 @@ def _key_callback(ctx: int, argument: Any) -> None:
 
 def _tell_drop(on_drop: Callable[[Any, int], object], value: Any, dropped: int) -> None:
     """on_drop(value, dropped) for a borrowed sk_value pointer `value`; an
-    exception it raises goes to callback_error_hook under "on_drop"."""
+    exception it raises goes to callback_error_hook under "on_drop" (a
+    KeyboardInterrupt to the caller instead, when there is one: as a side
+    effect's)."""
+    _sk_user = False
     try:
+        _sk_user = True
         on_drop(_object_of(value), dropped)
+        _sk_user = False
     except BaseException as exc:
-        _report(exc, "on_drop")
-        _detach_traceback(exc, "on_drop")  # reported: it keeps no frame (nor the handles they hold)
+        _sk_user = False
+        _trim_traceback(exc)
+        if not (isinstance(exc, KeyboardInterrupt) and _interrupts.defer(exc)):
+            _report(exc, "on_drop")
+        _detach_traceback(exc, "on_drop")  # it keeps no frame (nor the handles they hold)
 
 
 def _drop_callback(ctx: Optional[int], value: Any, dropped: int) -> None:
@@ -301,8 +325,9 @@ _c_deferred_callback = _deferred_fn(_speedups.operator("deferred", _deferred_cal
 _c_take_until_callback = _take_until_fn(_speedups.operator("take_until", _take_until_callback))
 _c_value_callback = _next_fn(_speedups.operator("value", _value_callback))
 _c_work_callback = _work_fn(_speedups.operator("work", _work_callback))
-for _operator_callback in (_fail_call, _signal_callback, _deferred_callback, _Fold.reduce_failed, _Fold.put_into,
-                           _Fold.released, _take_until_callback,
+for _operator_callback in (_fail_call, _tell_drop, _drop_callback, _shared_drop_callback, _signal_callback,
+                           _deferred_callback, _Fold.reduce_failed, _Fold.put_into, _Fold.released,
+                           _take_until_callback,
                            _value_callback, _work_callback, _predicate_callback, _key_callback):
     _interrupts.THUNK_CODES.add(_operator_callback.__code__)
 

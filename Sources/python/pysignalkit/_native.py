@@ -185,9 +185,16 @@ def _thunk(args: List[str], result: str, fn: Any, where: str, failures: Optional
                 return fallback
             if gate is not None and gate.ended:  # its subscription was disposed (Disposable.dispose)
                 return fallback
-            if delivery and interrupted.pending is not None:
-                _fail_interrupted(failures)
-                return fallback
+            if interrupted.pending is not None:
+                if delivery:
+                    _fail_interrupted(failures)
+                    return fallback
+                if where == "error":
+                    # The error of an emission a KeyboardInterrupt stopped (a
+                    # failure naming it): the subscription ends, and the
+                    # caller gets the interrupt, not this callback
+                    # (docs/python.md, Errors).
+                    return fallback
             converted = []
             for kind, arg in zip(args, raw):
                 if kind == "str":

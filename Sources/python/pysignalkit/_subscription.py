@@ -278,6 +278,13 @@ class _Sink:
             error = _error_object(ctypes.cast(address, _ValueP))
             if self.cancelled:  # a dispose() returned meanwhile (see `cancelled`)
                 return
+            if _interrupts.local.pending is not None:
+                # A KeyboardInterrupt met by a callback of this emission waits
+                # for its caller (_Interrupts.defer): the error it made (the
+                # interrupt itself, or a native form's failure naming it) ends
+                # the subscription, and goes neither to on_error nor to the
+                # hook: the caller gets the interrupt (docs/python.md, Errors).
+                return
             if self.on_error is not None:
                 _sk_user = True
                 self.on_error(error)

@@ -684,7 +684,7 @@ class InterruptTests(QuietTestCase):
                     mapped.subscribe("void(i64)", seen.append, errors.append):
                 pass
         self.assertEqual(seen, list(range(1, 1001)))
-        self.assertEqual(errors, ["sk_ffi: map: callback failed: KeyboardInterrupt"])
+        self.assertEqual(errors, [])  # the caller gets it, not on_error (InterruptInCallbacksTests)
         text = "".join(traceback.format_exception(caught.exception))
         self.assertIn("in plus_one", text)
         self.assertIn("signal.raise_signal(signal.SIGINT)", text)
@@ -705,7 +705,7 @@ class InterruptTests(QuietTestCase):
                     mapped.subscribe("void(i64)", seen.append, errors.append):
                 pass
         self.assertEqual(seen, [1] * 1000)
-        self.assertEqual(errors, ["sk_ffi: map: callback failed: KeyboardInterrupt"])
+        self.assertEqual(errors, [])  # the caller gets it, not on_error
         self.assert_quiet()
 
     def test_sigint_in_next_reaches_the_putting_caller(self):
@@ -810,6 +810,85 @@ class InterruptTests(QuietTestCase):
         self.assertEqual(report["escaped"], [])
         self.assertEqual((report["live"], report["pending"]), (0, 0))
         self.assertEqual(result.stderr, "")
+
+
+class InterruptInCallbacksTests(QuietTestCase):
+    """The rule of a KeyboardInterrupt raised by a callback on a thread with
+    a caller (docs/python.md, Errors, "KeyboardInterrupt"), one row per kind
+    of callback, each raising it on this thread inside pipe.put(2): put
+    raises it; neither on_error nor callback_error_hook receives it (nor a
+    catch below); the value goes no further. Where an ordinary exception of
+    that callback fails the stream, the stream ends (its upstream disposed:
+    a later put delivers nothing); where it would only go to the hook (a
+    side effect, on_drop), nothing more ends (a later put is delivered).
+
+    Before: a library operator's callback (scan, take_while, group_by's
+    key, map_to_signal's function, create, a fused map followed by a
+    library operator) also gave the interrupt to on_error; a native form
+    gave on_error its failure ("sk_ffi: map: callback failed:
+    KeyboardInterrupt: K"); catch's handler received it and could continue
+    with a fallback; on_drop's went to callback_error_hook and never
+    reached the caller."""
+
+    def test_each_kind_of_callback(self):
+        def ki(x):
+            if x == 2:
+                raise KeyboardInterrupt("K")
+            return x
+
+        def create_inner(x):
+            def function(subscriber):
+                subscriber.on_next(ki(x))
+                subscriber.on_completed()
+            return sk.Signal.create(function)
+
+        # name: (the signal between the pipe's and the subscriber, or the
+        # subscription made, from (upstream, on_next, on_error); whether the
+        # stream ends)
+        ends, goes_on = True, False
+        rows = {
+            "fused map": (lambda up, nx, er: up.map(ki), ends),
+            "on_next": (lambda up, nx, er: up.subscribe(lambda x: nx(ki(x)), er), ends),
+            "library scan": (lambda up, nx, er: up.scan(lambda acc, x: ki(x), 0), ends),
+            "take_while": (lambda up, nx, er: up.take_while(lambda x: ki(x) > 0), ends),
+            "map then scan": (lambda up, nx, er: up.map(ki).scan(lambda acc, x: x, 0), ends),
+            "group_by key": (lambda up, nx, er: up.group_by(ki).merge_map(lambda key_group: key_group[1]), ends),
+            "map_to_signal": (lambda up, nx, er: up.map_to_signal(lambda x: sk.Signal.single(ki(x))), ends),
+            "create": (lambda up, nx, er: up.map_to_signal(create_inner), ends),
+            "native map": (lambda up, nx, er: up.map("i64(i64)", ki), ends),
+            "native subscribe": (lambda up, nx, er: up.subscribe("void(i64)", lambda x: nx(ki(x)), er), ends),
+            "catch below scan": (lambda up, nx, er: up.scan(lambda acc, x: ki(x), 0).catch(
+                lambda e: (er(("catch", e)), sk.Signal.single(-1))[1]), ends),
+            "side effect": (lambda up, nx, er: up.before_next(ki), goes_on),
+            "on_drop": (lambda up, nx, er: up.deliver_on(self.queue, capacity=1, overflow="drop_newest",
+                                                         on_drop=lambda v, n: ki(v)), goes_on),
+        }
+        for name, (make, stream_ends) in rows.items():
+            with self.subTest(name):
+                self.reported.clear()
+                seen, errors, disposed = [], [], []
+                with contextlib.ExitStack() as stack:  # closed last first, also when an assertion fails
+                    self.queue = queue = stack.enter_context(sk.Queue.host("h"))
+                    pipe = stack.enter_context(sk.Pipe())
+                    upstream = stack.enter_context(stack.enter_context(pipe.signal()).after_disposed(
+                        lambda: disposed.append("upstream")))
+                    made = stack.enter_context(make(upstream, seen.append, errors.append))
+                    if not isinstance(made, sk.Disposable):
+                        stack.enter_context(made.subscribe(seen.append, errors.append))
+                    pipe.put(1)  # (on_drop: waits in the place, which is full)
+                    with self.assertRaises(KeyboardInterrupt):
+                        pipe.put(2)
+                    self.assertEqual(disposed, ["upstream"] if stream_ends else [])
+                    queue.drain()
+                    pipe.put(3)
+                    queue.drain()
+                    self.assertEqual(seen, [1] if stream_ends else [1, 3])
+                    self.assertEqual(errors, [])
+                    self.assertEqual(self.reported, [])
+                del stack, made, upstream, pipe, queue, self.queue
+                gc.collect()
+                self.assertTrue(sk.wait_released(10), "something is still alive")
+        self.assert_quiet()
 
 
 class ExitTests(unittest.TestCase):

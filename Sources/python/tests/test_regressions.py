@@ -526,6 +526,27 @@ def test_restart_still_starts_the_signal_again_at_each_completion(clean):
     assert attempts.restart_if_error().take(1).to_list(timeout=30) == [2]
 
 
+@pytest.mark.parametrize("stage", ["map", "filter"])
+@pytest.mark.parametrize("loop", ["restart", "restart_if_error"])
+def test_a_restart_loop_stops_through_python_stages_when_take_completes(clean, stage, loop):
+    # Before: a Python map or filter between the loop and take(3) kept the
+    # library's loop going after take completed (its stage starts the
+    # upstream from a custom operator's generator, which made no link), for
+    # ever inside subscribe (to_list's timeout returned the values, the
+    # loop still running: the stage was called 100,000 times and more).
+    calls = []
+
+    def f(value):
+        calls.append(value)
+        return value if stage == "map" else True
+
+    source = sk.Signal.single(1) if loop == "restart" else \
+        sk.Signal.concat(sk.Signal.single(1), sk.Signal.fail(RuntimeError("e")))
+    looped = getattr(source, loop)()
+    assert getattr(looped, stage)(f).take(3).to_list(timeout=30) == [1, 1, 1]
+    assert calls == [1, 1, 1]
+
+
 # --- the default queue of the time operators --------------------------------------
 
 def test_time_operators_without_a_queue_leave_no_live_object():
