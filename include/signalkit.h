@@ -3086,7 +3086,8 @@ int sk_signal_retry(sk_signal **out, sk_signal *signal, double delay_increment, 
  * @param queue     Borrowed, may be NULL (retry at once): the retries'
  *                  timer queue.
  * @return SK_OK, or an error of @ref operators; SK_ERR_NULL_ARGUMENT when
- *         `queue` is NULL and `delay` is not 0.
+ *         `queue` is NULL and `delay` is above 0 (a negative or NaN delay
+ *         is SK_ERR_INVALID_ARGUMENT, whatever the queue).
  * @par Thread safety
  *   Any thread. A retry starts `signal` on the thread of the error, or on
  *   `queue` when given.

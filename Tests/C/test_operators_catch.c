@@ -597,6 +597,8 @@ Test(operators_catch, retry_count_dispose_inside_a_value_callback_and_argument_e
     EXPECT_FAILURE(sk_signal_retry_count(&out, never, 1, 1.0, NULL), SK_ERR_NULL_ARGUMENT, NULL);
     EXPECT_FAILURE(sk_signal_retry_count(&out, never, 1, -1, queue), SK_ERR_INVALID_ARGUMENT, NULL);
     EXPECT_FAILURE(sk_signal_retry_count(&out, never, 1, NAN, queue), SK_ERR_INVALID_ARGUMENT, NULL);
+    /* signalkit.h: a negative delay is refused as such, whatever the queue. */
+    EXPECT_FAILURE(sk_signal_retry_count(&out, never, 1, -1, NULL), SK_ERR_INVALID_ARGUMENT, NULL);
     EXPECT_FAILURE(sk_signal_retry_count(&out, never, 1, 0, args.not_queue), SK_ERR_WRONG_KIND, NULL);
     sk_queue_release(queue);
     bad_args_destroy(&args);

@@ -188,7 +188,11 @@ _sp_fold_release = _release_fn(_speedups.FOLD_RELEASE)
 def _take_action(result: object) -> int:
     """take_until's function's result, checked: an int from 0 to
     TAKE_PASS | TAKE_COMPLETE (3); TypeError / ValueError otherwise (never
-    truncated nor wrapped)."""
+    truncated nor wrapped). A bool is refused too (True would be TAKE_PASS:
+    a condition written as the function would never complete)."""
+    if isinstance(result, bool):
+        raise TypeError("signalkit: take_until: the function returned bool, not an int (a bitwise OR of "
+                        "TAKE_PASS and TAKE_COMPLETE: TAKE_PASS | TAKE_COMPLETE to take a value and complete)")
     try:
         action = operator.index(result)  # type: ignore[arg-type]
     except TypeError:

@@ -125,7 +125,8 @@ def test_a_raising_predicate_is_the_signal_s_exception_and_to_list_raises_it():
         assert info.value is raised[0] and signal.exception is raised[0]
 
 
-@pytest.mark.parametrize("result, kind", [(2 ** 64 + 1, ValueError), (4, ValueError), ("x", TypeError)])
+@pytest.mark.parametrize("result, kind", [(2 ** 64 + 1, ValueError), (4, ValueError), ("x", TypeError),
+                                          (True, TypeError), (False, TypeError)])
 def test_take_until_s_invalid_result_ends_the_stream_with_the_error(hook, result, kind):
     # Before: the stream completed and the error went to the hook.
     events = []

@@ -28,8 +28,9 @@ class _TakeOperators(_TakeStandard[T_co]):
         (deliver it) and TAKE_COMPLETE (then complete); 0 drops it. An
         exception in `fn` ends the stream with it (sk_callback_fail: that
         value is not delivered), and so does any other result, with a
-        TypeError for one that is not an int or a ValueError for an int
-        outside 0..3 (never truncated nor wrapped).
+        TypeError for one that is not an int (a bool among them: True is
+        no action) or a ValueError for an int outside 0..3 (never
+        truncated nor wrapped).
 
         Given a Signal instead (RxPY's take_until(other)): the values until
         it emits one, then completes, both disposed; it is started first

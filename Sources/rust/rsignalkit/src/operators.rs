@@ -32,9 +32,11 @@
 //! `standard` (`make api-update`); the others are written here.
 //!
 //! An operator the library refuses (a pipeline deeper than
-//! `SK_SIGNAL_MAX_DEPTH`, the timers' descriptors refused) gives a signal
-//! that fails at once with the library's message, so that operators chain
-//! without `?`.
+//! `SK_SIGNAL_MAX_DEPTH`, the timers' descriptors refused, an argument out
+//! of its range: a count of 0 for `buffer_count` or `merge_map`) gives a
+//! signal that fails at once with the library's message and its status in
+//! words (`"sk_signal_buffer_count: count must be at least 1 (invalid
+//! argument)"`), so that operators chain without `?`.
 use std::os::raw::{c_int, c_void};
 use std::ptr;
 use std::time::Duration;
