@@ -552,9 +552,15 @@ int sk_value_set_bytes(sk_value *out, const void *data, size_t length);
  * @brief The deepest nesting of arrays a value may have.
  *
  * An array of no arrays is 1 level deep, an array holding one is 2, and so
- * on. Every operation over a value (release, copy, equality, conversions) is
- * safe at any depth the library accepts, on any thread with the stack every
- * caller needs (SK_MIN_THREAD_STACK). Values also nest through signals,
+ * on. sk_value_set_array() refuses a deeper one; the arrays an operator
+ * makes of the values it is given (sk_signal_pairwise(),
+ * sk_signal_buffer_count(), sk_signal_zip(), sk_signal_combine_latest(),
+ * ...) are one level deeper than those values, unchecked, so a program that
+ * feeds them back makes arrays as deep as it likes. Release, copy and
+ * equality (sk_value_equal(), sk_signal_distinct_until_changed()) are safe
+ * at any depth; the conversions (sk_value_get_array_items() and the
+ * bindings') at any depth up to this one; each on any thread with the stack
+ * every caller needs (SK_MIN_THREAD_STACK). Values also nest through signals,
  * without a limit: a signal value whose signal holds a value (a single's, a
  * failure's, a promise's or value promise's, one an operator keeps) holding
  * a signal, and so on; and through user pointers, whose release functions

@@ -601,10 +601,33 @@ final class SKArray: SKObject {
         guard lhs.count == rhs.count else {
             return false
         }
-        for index in 0 ..< lhs.count where lhs.item(index) != rhs.item(index) {
-            return false
+        // The pairs of item arrays still to compare, on the heap, not the
+        // stack: an operator makes arrays one level deeper than its values
+        // (pairwise, buffer_count, zip, ...), so the arrays compared may be
+        // nested deeper than SK_VALUE_MAX_DEPTH, as deep as a program feeds
+        // them back (a recursion needed 1 KB of stack a level).
+        var pending: [(SKArray, SKArray)] = []
+        var pair = (lhs, rhs)
+        while true {
+            for index in 0 ..< pair.0.count {
+                let (left, right) = (pair.0.item(index), pair.1.item(index))
+                if left.kind == SK_KIND_ARRAY, right.kind == SK_KIND_ARRAY,
+                   let leftArray = left.object as? SKArray, let rightArray = right.object as? SKArray {
+                    if leftArray !== rightArray {
+                        guard leftArray.count == rightArray.count else {
+                            return false
+                        }
+                        pending.append((leftArray, rightArray))
+                    }
+                } else if left != right {
+                    return false
+                }
+            }
+            guard let next = pending.popLast() else {
+                return true
+            }
+            pair = next
         }
-        return true
     }
 }
 

@@ -1313,6 +1313,71 @@ Test(values, arrays_nest_at_most_the_documented_depth, .timeout = SK_TEST_TIMEOU
     expect_no_live_objects(0);
 }
 
+/* Arrays an operator makes are one level deeper than its values, unchecked
+ * (signalkit.h, SK_VALUE_MAX_DEPTH): fed back through buffer_count(1) they
+ * nest past the limit, and equality stays safe on a small stack (it
+ * recursed: 500 levels overflowed 64 KB). */
+static sk_value last_array;
+
+static void keep_last(void *ctx, const sk_value *value) {
+    (void)ctx;
+    sk_value_release(&last_array);
+    SK_OK_OR_ABORT(sk_value_copy(&last_array, value));
+}
+
+/* `seed` wrapped in `levels` arrays by a chain of buffer_count(1). */
+static sk_value deepened(int64_t seed, int levels) {
+    sk_pipe *pipe = NULL;
+    SK_OK_OR_FAIL(sk_pipe_create(&pipe, false));
+    sk_signal *signal = NULL;
+    SK_OK_OR_FAIL(sk_pipe_signal(&signal, pipe));
+    for (int i = 0; i < levels; i++) {
+        sk_signal *next = NULL;
+        SK_OK_OR_FAIL(sk_signal_buffer_count(&next, signal, 1));
+        sk_signal_release(signal);
+        signal = next;
+    }
+    sk_observer observer = { keep_last, NULL, NULL, NULL, NULL };
+    sk_disposable *subscription = NULL;
+    SK_OK_OR_FAIL(sk_signal_start(&subscription, signal, &observer));
+    sk_value value = int_value(seed);
+    SK_OK_OR_FAIL(sk_pipe_put(pipe, &value));
+    sk_value made = last_array;
+    sk_value_set_nil(&last_array);
+    sk_disposable_dispose(subscription);
+    sk_disposable_release(subscription);
+    sk_signal_release(signal);
+    sk_pipe_release(pipe);
+    return made;
+}
+
+typedef struct deep_pair {
+    sk_value a, b, c;
+    bool equal, unequal;
+} deep_pair;
+
+static void *compare_deep(void *arg) {
+    deep_pair *pair = arg;
+    pair->equal = sk_value_equal(&pair->a, &pair->b);
+    pair->unequal = !sk_value_equal(&pair->a, &pair->c);
+    return NULL;
+}
+
+Test(values, arrays_operators_nest_past_the_limit_compare_on_a_small_stack, .timeout = SK_TEST_TIMEOUT) {
+    deep_pair pair;
+    pair.a = deepened(1, 500);
+    pair.b = deepened(1, 500);
+    pair.c = deepened(2, 500);
+    cr_assert_eq(sk_value_kind(&pair.a), SK_KIND_ARRAY);
+    run_on_stack(SK_TEST_SMALL_STACK, compare_deep, &pair);
+    cr_assert(pair.equal, "equal values nested 500 deep");
+    cr_assert(pair.unequal, "values that differ at the bottom");
+    sk_value_release(&pair.a);
+    sk_value_release(&pair.b);
+    sk_value_release(&pair.c);
+    expect_no_live_objects(0);
+}
+
 /* An accessor that fails sets a pointer `*out` to NULL and the length or
  * count beside it to 0 (the conventions: "On error, the out parameter is set
  * to NULL"): they were left as they were. */
