@@ -2103,7 +2103,10 @@ int sk_timer_start(sk_disposable **out, sk_queue *queue, double seconds, bool re
  * A source (pipe, promise, sk_signal_create, constants) is 1 deep; an
  * operator's result is one deeper than its deepest input signal
  * (sk_signal_then over sk_signal_then results runs them as one flat sequence
- * and adds one level in all). Starting a signal and delivering through it
+ * and adds one level in all), and two for sk_signal_share(),
+ * sk_signal_replay() and sk_signal_group_by(), whose events take about
+ * twice the stack through each (the messages count levels: "would be 513
+ * operators deep" after 255 shares over a pipe). Starting a signal and delivering through it
  * nest calls in proportion to its depth (a run of sk_signal_map and
  * sk_signal_filter stages over one another counts one level per stage but
  * delivers in one call), so operators refuse to build past

@@ -4,8 +4,8 @@ import SwiftSignalKit
 /// The shared shape of an operator entry point: checks `out`, the input signal
 /// and the optional callback, and the depth of the result over the input and
 /// `others` (see `pipelineDepth`), then hands back `make(signal)`.
-func unaryOperator(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: OpaquePointer?, others: [SKSignal] = [], isThen: Bool = false, function: StaticString = #function, _ make: (CSignal) -> CSignal) -> Int32 {
-    return handleOperator(out, signal, others: others, isThen: isThen, function: function) { input in
+func unaryOperator(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: OpaquePointer?, others: [SKSignal] = [], isThen: Bool = false, levels: Int = 1, function: StaticString = #function, _ make: (CSignal) -> CSignal) -> Int32 {
+    return handleOperator(out, signal, others: others, isThen: isThen, levels: levels, function: function) { input in
         return (make(input.signal), nil)
     }
 }
@@ -14,15 +14,18 @@ func unaryOperator(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: Opaqu
 /// record a run of C stages in its result (sk_signal_map, sk_signal_filter:
 /// see `SKStages`), whose signal is then built when used when `make` gives
 /// none (see `SKSignal`).
-func handleOperator(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: OpaquePointer?, others: [SKSignal] = [], isThen: Bool = false, function: StaticString = #function, _ make: (SKSignal) -> (CSignal?, SKStages?)) -> Int32 {
+///
+/// `levels`: how many levels of SK_SIGNAL_MAX_DEPTH the operator counts
+/// (`SKDepth`).
+func handleOperator(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: OpaquePointer?, others: [SKSignal] = [], isThen: Bool = false, levels: Int = 1, function: StaticString = #function, _ make: (SKSignal) -> (CSignal?, SKStages?)) -> Int32 {
     guard let out else {
         return fail(SK_ERR_NULL_ARGUMENT, "out is NULL", function: function)
     }
     out.pointee = nil
     func body(_ input: SKSignal) -> Int32 {
         let (depth, depthStatus) = others.isEmpty
-            ? pipelineDepth(over: input, isThen: isThen, function: function)
-            : pipelineDepth(over: [input] + others, isThen: isThen, function: function)
+            ? pipelineDepth(over: input, isThen: isThen, levels: levels, function: function)
+            : pipelineDepth(over: [input] + others, isThen: isThen, levels: levels, function: function)
         if depthStatus != SKOK {
             return depthStatus
         }
@@ -40,7 +43,7 @@ func handleOperator(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: Opaq
 }
 
 /// Like `unaryOperator`, for operators taking a C callback `fn`.
-func callbackOperator<F>(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: OpaquePointer?, _ fn: F?, _ ctx: UnsafeMutableRawPointer?, _ release: sk_release_fn?, function: StaticString = #function, _ make: (CSignal, SKFunction<F>) -> CSignal) -> Int32 {
+func callbackOperator<F>(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: OpaquePointer?, _ fn: F?, _ ctx: UnsafeMutableRawPointer?, _ release: sk_release_fn?, levels: Int = 1, function: StaticString = #function, _ make: (CSignal, SKFunction<F>) -> CSignal) -> Int32 {
     guard let fn else {
         out?.pointee = nil
         return releasingOnFailure(ctx: ctx, release: release, fail(SK_ERR_NULL_ARGUMENT, "fn is NULL", function: function))
@@ -48,7 +51,7 @@ func callbackOperator<F>(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal:
     let callback = SKFunction(fn, ctx: ctx, release: release)
     callback.noteMaker(function)
     return releasingOnFailure(callback) {
-        unaryOperator(out, signal, function: function) { make($0, callback) }
+        unaryOperator(out, signal, levels: levels, function: function) { make($0, callback) }
     }
 }
 

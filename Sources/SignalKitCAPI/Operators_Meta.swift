@@ -161,7 +161,7 @@ private struct SKGroupKey: Hashable {
 
 @c @implementation
 public func sk_signal_group_by(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: OpaquePointer?, _ fn: sk_map_fn?, _ ctx: UnsafeMutableRawPointer?, _ release: sk_release_fn?) -> Int32 {
-    return callbackOperator(out, signal, fn, ctx, release) { signal, callback in
+    return callbackOperator(out, signal, fn, ctx, release, levels: SKDepth.groupBy) { signal, callback in
         // The key is computed by a stage of its own before the grouping, an
         // operator callback that can fail (sk_callback_fail): its failure is
         // then an error of the grouping's source, which ends every group

@@ -368,6 +368,74 @@ Test(limits, pipelines_as_deep_as_the_limit_run_on_a_small_stack, .timeout = SK_
     expect_no_live_objects(0);
 }
 
+/* share, replay and group_by count two levels each (signalkit.h, "Depth"):
+ * a chain of one of them as long as the limit allows delivers and completes
+ * on a 512 KB stack. Counted one level each, 511 shares or replays
+ * overflowed it at the completion (397 fit) and 511 group_bys while
+ * delivering (321 fit). */
+static void count_delivery(void *ctx, const sk_value *value) {
+    (void)value;
+    ((deep_pipeline *)ctx)->deliveries++;
+}
+
+static void same_key(void *ctx, const sk_value *in, sk_value *out) {
+    (void)ctx;
+    (void)in;
+    sk_value_set_int64(out, 0);
+}
+
+static void *build_and_run_two_level_chain(void *arg) {
+    deep_pipeline *p = arg;
+    sk_pipe *pipe = NULL;
+    sk_signal *signal = NULL;
+    SK_OK_OR_ABORT(sk_pipe_create(&pipe, false));
+    SK_OK_OR_ABORT(sk_pipe_signal(&signal, pipe));
+    p->depth_reached = 1;
+    for (int level = 1; level < SK_SIGNAL_MAX_DEPTH; level++) {
+        sk_signal *next = NULL;
+        int status = p->kind == 0   ? sk_signal_share(&next, signal)
+                     : p->kind == 1 ? sk_signal_replay(&next, signal, 1)
+                                    : sk_signal_group_by(&next, signal, same_key, NULL, NULL);
+        if (status != SK_OK) {
+            p->refused_status = status;
+            snprintf(p->refused_message, sizeof p->refused_message, "%s", sk_last_error_message());
+            break;
+        }
+        sk_signal_release(signal);
+        signal = next;
+        p->depth_reached = level + 1;
+    }
+    sk_observer observer = { count_delivery, NULL, deep_completed, p, NULL };
+    sk_disposable *d = NULL;
+    SK_OK_OR_ABORT(sk_signal_start(&d, signal, &observer));
+    pipe_put_int(pipe, 1);
+    SK_OK_OR_ABORT(sk_pipe_put_completion(pipe));
+    sk_disposable_dispose(d);
+    sk_disposable_release(d);
+    sk_signal_release(signal);
+    sk_pipe_release(pipe);
+    return NULL;
+}
+
+Test(limits, operators_of_two_levels_run_at_the_limit_on_a_512k_stack, .timeout = SK_TEST_TIMEOUT) {
+    static const char *const names[] = { "sk_signal_share", "sk_signal_replay", "sk_signal_group_by" };
+    for (int kind = 0; kind < 3; kind++) {
+        deep_pipeline p;
+        memset(&p, 0, sizeof p);
+        p.kind = kind;
+        run_on_stack(SK_TEST_SANITIZED ? 8 * 512 * 1024 : 512 * 1024, build_and_run_two_level_chain, &p);
+        /* The pipe 1 deep, each operator 2: 255 of them make 511. */
+        cr_assert_eq(p.depth_reached, 1 + (SK_SIGNAL_MAX_DEPTH - 1) / 2, "%s: %d", names[kind], p.depth_reached);
+        char expected[160];
+        snprintf(expected, sizeof expected, "%s: the pipeline would be %d operators deep (the limit is SK_SIGNAL_MAX_DEPTH, %d)",
+                 names[kind], SK_SIGNAL_MAX_DEPTH + 1, SK_SIGNAL_MAX_DEPTH);
+        cr_assert_str_eq(p.refused_message, expected);
+        cr_assert_eq(p.deliveries, 1, "%s", names[kind]);
+        cr_assert_eq(p.completions, 1, "%s", names[kind]);
+    }
+    expect_no_live_objects(0);
+}
+
 /* sk_signal_create_over: a custom operator is one deeper than its upstream,
  * keeps it, and is refused past the limit with its context released. */
 static sk_disposable *relay_generator(void *ctx, sk_subscriber *subscriber) {
