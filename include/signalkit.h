@@ -100,8 +100,9 @@
  *   SK_SIGNAL_MAX_DEPTH need more (see @ref operators, "Depth").
  * - Durations are seconds, as a double, from 0: a negative or NaN one is
  *   refused (SK_ERR_INVALID_ARGUMENT, and `release` runs); INFINITY, or a
- *   duration beyond what the clock can represent (about 292 years), never
- *   elapses: a timer never fires, an operator's wait never ends, and
+ *   duration beyond what the clock can represent (2^62 ns, about 146 years,
+ *   on a real-time queue; 2^63 ns, about 292 years, on a virtual-time one),
+ *   never elapses: a timer never fires, an operator's wait never ends, and
  *   sk_queue_after() drops its work at once, running its `release`. Timers
  *   count CLOCK_MONOTONIC time.
  * - Refused resources. The serial and concurrent queues share one pool of
