@@ -274,13 +274,15 @@ dist_manifest = $(PYTHON) tools/packaging/manifest.py write $(DIST)
 # package's build of the core); and the Swift suite on the plain debug
 # build that make docs makes too (test-swift: make test runs it under TSan,
 # with some counts lowered; here at full counts and full speed), the
-# C++ suite under ASan and TSan (test-cpp-asan, test-cpp-tsan), and the model fuzzer
-# (test-fuzz-model: its oracle, the model tester, is a build of its own).
+# C++ suite under ASan and TSan (test-cpp-asan, test-cpp-tsan), the model fuzzer
+# (test-fuzz-model: its oracle, the model tester, is a build of its own),
+# test-api's self-test (test-api-selftest) and the Rust crates' check with
+# rustc 1.63 (test-rust-msrv).
 RELEASE_FIRST := dist
 RELEASE_MADE := dist dist-source dist-deb dist-tarball dist-wheel dist-crate
 RELEASE_STAGES := test-dist-deb test-dist-tarball test-dist-wheel test-dist-rust test-dist-source test-dist-manifest test-python-install \
 	test-docs test-examples-swift check-first-commands bench-check test-valgrind-c test-valgrind-ffi test-swift test-abandon-long test-explore \
-	test-terminal-asan test-terminal-tsan test-cpp-asan test-cpp-tsan test-fuzz-model
+	test-terminal-asan test-terminal-tsan test-cpp-asan test-cpp-tsan test-fuzz-model test-api-selftest test-rust-msrv
 release-check: export FIRST_COMMANDS = docs demo
 release-check: deps ## the release QA: make dist from a clean tree, the artifacts installed and used without Swift, the site in Chromium, the documented first commands in fresh clones, valgrind, bench-check, the plain Swift suite
 	$(call run_stages,$(OUT)/release-times,$(RELEASE_FIRST),$(RELEASE_MADE),$(RELEASE_STAGES))

@@ -28,7 +28,7 @@ RUST_CRATE := Sources/rust/rsignalkit
 # cargo's folder of hashed names by bench-rust-build.
 RUST_BENCH := $(RUST_OUT)/bench_rust
 
-.PHONY: test-rust rust-doc bench-rust bench-rust-build dist-crate test-dist-rust
+.PHONY: test-rust test-rust-msrv rust-doc bench-rust bench-rust-build dist-crate test-dist-rust
 
 test-rust: stage ## the Rust crates' tests (cargo test: unit, doc, compile-fail, marble table, leaks, panics), clippy -D warnings, rustdoc
 	$(begin)
@@ -45,10 +45,17 @@ test-rust: stage ## the Rust crates' tests (cargo test: unit, doc, compile-fail,
 		($(RUST_CARGO) run --offline --quiet -p rsignalkit --example $$example) > $(RUST_OUT)/$$example.out; \
 		diff -u $(RUST_CRATE)/examples/$$example.expected $(RUST_OUT)/$$example.out; done
 	sh Tests/rust/build-script.sh $(RUST_OUT)/build-script $(STAGE) $(CARGO) $(VERSION)
+	$(end)
+
+# Every target checked with Debian's rustc 1.63 (the crates' rust-version)
+# where it is installed beside another toolchain: make release-check's (a
+# second build of the crates, 8 s of processor time).
+test-rust-msrv: stage ## the Rust crates checked with Debian's rustc 1.63, their rust-version (where it is installed beside another toolchain): make release-check
+	$(begin)
 	if [ -x $(RUST_MSRV_CARGO) ] && [ -x $(RUST_MSRV_RUSTC) ] && [ "$$(command -v $(CARGO))" != $(RUST_MSRV_CARGO) ]; then \
 		$(RUST_MSRV_RUSTC) --version; cd Sources/rust && $(RUST_ENV) CARGO_TARGET_DIR=$(RUST_OUT)/msrv RUSTC=$(RUST_MSRV_RUSTC) \
 		$(RUST_MSRV_CARGO) check --offline --quiet --all-targets; \
-		else echo "test-rust: no second compiler at $(RUST_MSRV_RUSTC): the MSRV check is skipped"; fi
+		else echo "test-rust-msrv: no second compiler at $(RUST_MSRV_RUSTC): the MSRV check is skipped"; fi
 	$(end)
 
 rust-doc: stage ## the Rust crates' reference (rustdoc, warnings as errors) into .build-c/rust/doc
