@@ -664,12 +664,9 @@ def check_readme(api, entries, report):
 # The headers' documentation as api.json carries it
 # --------------------------------------------------------------------------
 
-# A Doxygen command left in a text: any @word but @ref (describe.py's STRAY_TAG).
-STRAY_TAG = re.compile(r"(?<![\w@`])@(?!ref\b)(?:[A-Za-z]+|[{}])")
-
-
 def check_docs(api, report):
-    """Every item has a brief; no text keeps a Doxygen command but @ref."""
+    """Every item has a brief (that no text keeps a Doxygen command but @ref,
+    describe.py checks: it writes no api.json that does)."""
     fix = "document it in the header: a /** ... */ comment before it, or a /**< ... */ one after it"
     for group in api["groups"]:
         if not group.get("brief"):
@@ -693,20 +690,6 @@ def check_docs(api, report):
                 if not member.get("brief"):
                     report(f"include/{struct['header']}:{struct['line']}: the field {path} of the struct "
                            f"{struct['name']} has no brief in api.json: {fix}")
-
-    def texts(item, where):
-        if isinstance(item, str):
-            stray = STRAY_TAG.search(item)
-            if stray:
-                report(f"{where}: the text keeps the Doxygen command {stray.group(0)} ({item[:60]!r}...): "
-                       f"tools/api/describe.py must end a tag's text at the next tag")
-        elif isinstance(item, dict):
-            for key, value in item.items():
-                texts(value, f"{where}.{key}" if key != "name" else where)
-        elif isinstance(item, list):
-            for number, value in enumerate(item):
-                texts(value, f"{where}[{value['name'] if isinstance(value, dict) and 'name' in value else number}]")
-    texts(api, "api.json")
 
 
 # --------------------------------------------------------------------------
