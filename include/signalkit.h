@@ -1030,11 +1030,13 @@ int sk_signal_create(sk_signal **out, sk_generator_fn generator, void *ctx, sk_r
  *
  * The new signal counts as one operator deeper than `upstream` (see
  * SK_SIGNAL_MAX_DEPTH), so chains of custom operators are bounded like the
- * library's own. A start of `upstream` that the generator makes while it
- * runs (sk_signal_start(), sk_signal_start_held(), on the starting thread)
- * is linked to the generator's subscriber, as the library's operators link
- * theirs: once the subscription below has ended, the loops above stop
- * before starting again (sk_signal_restart()).
+ * library's own. A start of `upstream` itself that the generator makes
+ * while it runs (sk_signal_start(), sk_signal_start_held(), on the starting
+ * thread) is linked to the generator's subscriber, as the library's
+ * operators link theirs: once the subscription below has ended, the loops
+ * above stop before starting again (sk_signal_restart()). A start of
+ * another signal (one built over `upstream` in the generator) makes no
+ * link: build the custom operator over that signal instead.
  *
  * @param[out] out   Receives the new signal (+1): release it with
  *                   sk_signal_release(); NULL on error.
@@ -3032,7 +3034,8 @@ int sk_signal_catch(sk_signal **out, sk_signal *signal, sk_signal_fn fn, void *c
  * stack does not grow). Dispose to stop it; the loop also stops, before
  * starting `signal` again, once the downstream is done: a downstream
  * sk_signal_take / sk_signal_take_until that completes (directly or through
- * the operators between, custom ones among them: sk_signal_create_over())
+ * the operators between, custom ones among them as sk_signal_create_over()
+ * says)
  * ends even a loop that never leaves its start (a signal that always
  * completes synchronously), where SwiftSignalKit loops forever.
  *

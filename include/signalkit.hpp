@@ -1435,7 +1435,9 @@ public:
         detail::check(sk_signal_create(&s, &generate<B>, detail::make_box(std::forward<G>(generator)), &B::release));
         return adopt(s);
     }
-    /* A custom operator: create() for a generator that starts `upstream`. */
+    /* A custom operator: create() for a generator that starts `upstream`
+     * (that start is linked to the subscriber, as sk_signal_create_over()
+     * says: start `upstream` itself, not a signal built over it). */
     template <class G> static signal create_over(const signal &upstream, G &&generator) {
         using B = detail::box<std::decay_t<G>>;
         sk_signal *s = nullptr;

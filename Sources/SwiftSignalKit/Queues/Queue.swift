@@ -578,10 +578,19 @@ public final class Queue: @unchecked Sendable {
         }
     }
 
+    /// The end of a real-time queue's clock, in nanoseconds: libdispatch's
+    /// deadlines hold 62 bits (`DISPATCH_TIME_MAX_VALUE`), and one past that
+    /// is "forever", which libdispatch dropped at once in the release build
+    /// and kept in the debug one. `after` drops such work itself, the same
+    /// way in every build.
+    static let realTimeClockEnd = Double(UInt64(1) << 62)
+
     /// Enqueues `f` to run after `delay` seconds. A delay the clock cannot
-    /// represent (2^63 nanoseconds, about 292 years, or more; infinity) or
-    /// that is not a number means never: `f` is dropped at once, without
-    /// running (as `Timer` says; the C API refuses a NaN instead).
+    /// represent (2^62 nanoseconds, about 146 years, or more on a real-time
+    /// queue, whose deadlines are libdispatch's; 2^63, about 292 years, on a
+    /// virtual-time one; infinity) or that is not a number means never: `f`
+    /// is dropped at once, without running (as `Timer` says; the C API
+    /// refuses a NaN instead).
     ///
     /// On a host-drained or virtual-time queue that closes before `f` has
     /// run, `f` is dropped (released on the closing thread, without
@@ -592,6 +601,9 @@ public final class Queue: @unchecked Sendable {
         }
         if let executor = self.executor {
             Queue.after(delay, f, on: executor, timerQueue: self.nativeQueue)
+            return
+        }
+        if !(delay * 1e9 < Queue.realTimeClockEnd) {
             return
         }
         // The dispatch block hands `f` over instead of keeping it.
@@ -608,6 +620,9 @@ public final class Queue: @unchecked Sendable {
         if let virtualTime = executor as? VirtualTimeExecutor {
             // Its close drops its scheduled tasks.
             virtualTime.schedule(after: delay, f)
+            return
+        }
+        if !(delay * 1e9 < Queue.realTimeClockEnd) {
             return
         }
         // Host-drained or bounded concurrent: a dispatch timer counts down, then the work is

@@ -5,8 +5,8 @@
 //! sources; operators are methods that chain (`s.map(..).filter(..)`);
 //! [`Signal::subscribe`] hands back a [`Subscription`] that cancels when
 //! dropped. Values cross the C boundary through the [`Value`] trait; every
-//! closure is `Send + 'static`, because the library may call it from any
-//! thread; a panic in one never unwinds into C: in an operator's closure
+//! closure the library keeps is `Send + 'static`, because it may call it
+//! from any thread; a panic in one never unwinds into C: in an operator's closure
 //! it fails the call as C does (`sk_callback_fail`), so that the stream
 //! ends with the error `"panicked: MESSAGE"` and nothing after it; where C
 //! gives the callback no way to fail (a side effect), it goes to the

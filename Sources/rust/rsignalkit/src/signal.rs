@@ -946,7 +946,7 @@ impl Subscription {
     /// subscription is then detached: the container disposes it). The
     /// disposable holds the subscription's closures: they are dropped once
     /// the subscription has ended and the last clone of the disposable is
-    /// gone.
+    /// gone (with handle checking on, once it has ended: docs/rust.md).
     pub fn into_disposable(mut self) -> Option<Disposable> {
         self.detached = true;
         self.raw.take().map(|raw| Disposable { raw })
