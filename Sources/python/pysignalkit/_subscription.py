@@ -74,7 +74,13 @@ def _chain_maker(stages: Stages) -> Optional[ChainMaker]:
         names = [f"{'mftr'[kind]}{i}" for i, kind in enumerate(kinds)]
         lines = [f"def make(check, {', '.join(names)}, tail, live):", "    def chain(v):"]
         stage_at: Dict[int, str] = {}  # line number (from 1) -> stage
-        for name, kind in zip(names, kinds):
+        for index, (name, kind) in enumerate(zip(names, kinds)):
+            if index:
+                # Each stage after the first only while the subscription
+                # lives (live[0], below): the stage before may have let the
+                # GIL go, and a dispose() that returned meanwhile promises
+                # that no callback of the subscription starts.
+                lines += ["        if live[0] is None:", "            return"]
             first = len(lines) + 1
             if kind == _MAP:
                 lines += [f"        v = {name}(v)", "        check(v)"]
@@ -84,9 +90,8 @@ def _chain_maker(stages: Stages) -> Optional[ChainMaker]:
                 lines += [f"        {name}(v)"]
             stage_at.update((line, _STAGE_NAMES[kind]) for line in range(first, len(lines) + 1))
         # The tail only while the subscription lives (live[0], the handler
-        # slot of its callback list, None once ended: Disposable.dispose): a
-        # stage that let the GIL go may return after a dispose() returned,
-        # and on_next must not start then.
+        # slot of its callback list, None once ended: Disposable.dispose), as
+        # each stage after the first.
         lines += ["        if live[0] is None:", "            return", "        tail(v)", "    return chain"]
         namespace: Dict[str, Any] = {}
         exec(compile("\n".join(lines), _CHAIN_FILE, "exec"), namespace)

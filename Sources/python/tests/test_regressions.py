@@ -547,6 +547,33 @@ def test_a_restart_loop_stops_through_python_stages_when_take_completes(clean, s
     assert calls == [1, 1, 1]
 
 
+@pytest.mark.parametrize("stage", ["tap", "map", "filter"])
+def test_no_stage_starts_after_dispose_returned(clean, stage):
+    # Before: the fused chain looked at the subscription only before
+    # on_next, so a stage after one that let the GIL go started after
+    # dispose() had returned (docs/python.md: none of the subscription's
+    # callbacks starts then).
+    entered, go = threading.Event(), threading.Event()
+    log = []
+
+    def slow(value):
+        entered.set()
+        assert go.wait(30)
+        return value
+
+    pipe = sk.Pipe()
+    later = getattr(pipe.signal().map(slow), stage)(lambda v: log.append(stage) or True)
+    disposable = later.subscribe(lambda v: log.append("on_next"))
+    putter = threading.Thread(target=pipe.put, args=(1,))
+    putter.start()
+    assert entered.wait(30)
+    disposable.dispose()
+    go.set()
+    putter.join(30)
+    assert log == []
+    pipe.close()
+
+
 # --- the default queue of the time operators --------------------------------------
 
 def test_time_operators_without_a_queue_leave_no_live_object():
