@@ -417,19 +417,24 @@ private func createSignal(_ out: UnsafeMutablePointer<OpaquePointer?>?, over ups
         let handle = SKSubscriber(subscriber)
         handle.noteMaker(function)
         // A custom operator: the generator's start of `upstream` on this
-        // thread is linked to `subscriber` (`linkedDownstream`).
+        // thread is linked to `subscriber` (`linkedDownstream`); a plain
+        // generator inside one's clears the link while it runs. Neither:
+        // one load.
         let link = sk__generator_link_here()!
         let saved = link.pointee
-        if let upstream {
-            link.pointee = sk__generator_link(upstream: Unmanaged.passUnretained(upstream).toOpaque(),
-                                              subscriber: Unmanaged.passUnretained(handle).toOpaque())
-        } else {
-            link.pointee = sk__generator_link(upstream: nil, subscriber: nil)
+        let linking = upstream != nil || saved.upstream != nil
+        if linking {
+            link.pointee = upstream.map {
+                sk__generator_link(upstream: Unmanaged.passUnretained($0).toOpaque(),
+                                   subscriber: Unmanaged.passUnretained(handle).toOpaque())
+            } ?? sk__generator_link(upstream: nil, subscriber: nil)
         }
         let disposable = withExtendedLifetime((context, handle, upstream)) {
             callback.function(callback.ctx, OpaquePointer(Unmanaged.passUnretained(handle).toOpaque()))
         }
-        link.pointee = saved
+        if linking {
+            link.pointee = saved
+        }
         guard let disposable else {
             return EmptyDisposable
         }

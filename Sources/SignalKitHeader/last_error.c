@@ -45,11 +45,7 @@ sk__release_state *sk__release_state_here(void) {
 
 /* The custom operator whose generator runs on this thread
  * (signalkit_internal.h, sk__generator_link). */
-static _Thread_local sk__generator_link sk__generator_link_slot;
-
-sk__generator_link *sk__generator_link_here(void) {
-    return &sk__generator_link_slot;
-}
+_Thread_local sk__generator_link sk__generator_link_slot __attribute__((tls_model("initial-exec")));
 
 /* The state of operator callbacks of this thread (signalkit_internal.h,
  * sk__callback_state; sk_callback_fail() in signalkit.h). */

@@ -46,7 +46,15 @@ typedef struct sk__generator_link {
     const void *subscriber;
 } sk__generator_link;
 
-sk__generator_link *sk__generator_link_here(void);
+/* Initial-exec, reached inline: every start reads it (a call into this
+ * module cost sk_signal_start_held about ten instructions; the static TLS a
+ * dlopen'ed library may take, about 512 bytes, holds these 16 bytes beside
+ * the shims' own). */
+extern _Thread_local sk__generator_link sk__generator_link_slot __attribute__((tls_model("initial-exec")));
+
+static inline __attribute__((always_inline)) sk__generator_link *sk__generator_link_here(void) {
+    return &sk__generator_link_slot;
+}
 
 /* 1 when less than a quarter of the calling thread's stack is left below the
  * caller, 0 otherwise, and when the thread's stack is not known (its bounds
