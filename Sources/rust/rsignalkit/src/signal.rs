@@ -140,27 +140,51 @@ impl<T: Value> Signal<T> {
     where
         F: Fn(Subscriber<T>) -> Option<Disposable> + Send + Sync + 'static,
     {
-        unsafe extern "C" fn generate<T: Value, F>(ctx: *mut c_void, subscriber: *mut sys::sk_subscriber) -> *mut sys::sk_disposable
-        where
-            F: Fn(Subscriber<T>) -> Option<Disposable> + Send + Sync + 'static,
-        {
-            let shared = ctx_ref::<FnShared<F>>(ctx);
-            let handle = Subscriber::<T>::retained(subscriber);
-            match shared.call(|f| f(handle)) {
-                Ok(Some(disposable)) => disposable.into_raw(),
-                Ok(None) => ptr::null_mut(),
-                Err(message) => {
-                    let error = error_value(&message);
-                    sys::sk_subscriber_put_error(subscriber, error.as_ptr());
-                    ptr::null_mut()
-                }
-            }
-        }
         let ctx = into_ctx(FnShared(generator));
         let mut out = ptr::null_mut();
         // Safety: ctx is released by release_ctx, also when the call fails.
         let status = unsafe {
             sys::sk_signal_create(&mut out, Some(generate::<T, F>), ctx, Some(release_ctx::<FnShared<F>>))
+        };
+        made(status, out).unwrap_or_else(Signal::refused)
+    }
+
+    /// A custom operator over `upstream` (`sk_signal_create_over`): a
+    /// signal made as [`create`](Signal::create) makes one, for a generator
+    /// that starts `upstream` (a clone of it that the generator captured).
+    /// It counts one level deeper than `upstream` toward
+    /// `SK_SIGNAL_MAX_DEPTH` (past it, a signal that fails at once with the
+    /// library's message), and the generator's start of `upstream` itself
+    /// is linked to the subscriber as the library's own operators link
+    /// theirs: a `restart` above it stops when a `take` below completes
+    /// (signalkit.h, `sk_signal_create_over`), where one made with `create`
+    /// loops for ever.
+    ///
+    /// ```
+    /// use rsignalkit::{Observer, Signal};
+    /// let looped = Signal::single(1i64).restart();
+    /// let upstream = looped.clone();
+    /// let doubled = Signal::<i64>::create_over(&looped, move |subscriber| {
+    ///     let (values, end) = (subscriber.clone(), subscriber);
+    ///     let observer = Observer::new()
+    ///         .next(move |v: i64| drop(values.put_next(&(v * 2))))
+    ///         .completed(move || drop(end.put_completion()));
+    ///     upstream.start(observer).ok()?.into_disposable()
+    /// });
+    /// let mut got = Vec::new();
+    /// doubled.take(3).for_each_blocking(|v| got.push(v)).unwrap();
+    /// assert_eq!(got, vec![2, 2, 2]);
+    /// ```
+    pub fn create_over<U, F>(upstream: &Signal<U>, generator: F) -> Signal<T>
+    where
+        F: Fn(Subscriber<T>) -> Option<Disposable> + Send + Sync + 'static,
+    {
+        let ctx = into_ctx(FnShared(generator));
+        let mut out = ptr::null_mut();
+        // Safety: a live upstream; ctx is released by release_ctx, also when
+        // the call fails.
+        let status = unsafe {
+            sys::sk_signal_create_over(&mut out, upstream.as_raw(), Some(generate::<T, F>), ctx, Some(release_ctx::<FnShared<F>>))
         };
         made(status, out).unwrap_or_else(Signal::refused)
     }
@@ -812,6 +836,26 @@ unsafe extern "C" fn observer_error<T: Value, S: Sink<T>>(ctx: *mut c_void, erro
 
 unsafe extern "C" fn observer_completed<T: Value, S: Sink<T>>(ctx: *mut c_void) {
     ctx_ref::<ObserverCtx<T, S>>(ctx).deliver(Event::Completed);
+}
+
+/// The C generator of [`Signal::create`] and [`Signal::create_over`]: calls
+/// the Rust generator with the subscriber; a panic in it ends the
+/// subscription with its error.
+unsafe extern "C" fn generate<T: Value, F>(ctx: *mut c_void, subscriber: *mut sys::sk_subscriber) -> *mut sys::sk_disposable
+where
+    F: Fn(Subscriber<T>) -> Option<Disposable> + Send + Sync + 'static,
+{
+    let shared = ctx_ref::<FnShared<F>>(ctx);
+    let handle = Subscriber::<T>::retained(subscriber);
+    match shared.call(|f| f(handle)) {
+        Ok(Some(disposable)) => disposable.into_raw(),
+        Ok(None) => ptr::null_mut(),
+        Err(message) => {
+            let error = error_value(&message);
+            sys::sk_subscriber_put_error(subscriber, error.as_ptr());
+            ptr::null_mut()
+        }
+    }
 }
 
 /// The receiving end a generator emits into ([`Signal::create`]). A

@@ -513,3 +513,33 @@ fn a_bounded_pipe_keeps_at_most_its_capacity_of_values_put_from_its_callback() {
     assert!(Pipe::<i64>::bounded(0, Overflow::Latest).is_err(), "a capacity of 0 is refused");
     assert_eq!(live_objects(), 0);
 }
+
+#[test]
+fn a_custom_operator_stops_a_restart_loop_above_it_when_take_completes() {
+    let _serial = common::serial();
+    // A source that always ends at once; past 100,000 starts it stops
+    // ending, so that a loop that does not stop fails the test, not hangs.
+    let starts = Arc::new(AtomicUsize::new(0));
+    let counted = starts.clone();
+    let source = Signal::<i64>::create(move |subscriber| {
+        let n = counted.fetch_add(1, Ordering::SeqCst) + 1;
+        if n <= 100_000 {
+            subscriber.put_next(&(n as i64)).unwrap();
+            subscriber.put_completion().unwrap();
+        }
+        None::<Disposable>
+    });
+    let looped = source.restart();
+    let upstream = looped.clone();
+    let relayed = Signal::<i64>::create_over(&looped, move |subscriber| {
+        let (values, end) = (subscriber.clone(), subscriber);
+        let observer = Observer::new()
+            .next(move |v: i64| drop(values.put_next(&v)))
+            .completed(move || drop(end.put_completion()));
+        upstream.start(observer).ok()?.into_disposable()
+    });
+    assert_eq!(values(&relayed.take(3)).unwrap(), vec![1, 2, 3]);
+    assert_eq!(starts.load(Ordering::SeqCst), 3, "the loop stopped when take completed");
+    drop((relayed, looped, source));
+    assert_eq!(live_objects(), 0);
+}
