@@ -435,11 +435,28 @@ def _stage_generator(ctx: int, subscriber: int) -> Optional[int]:
         return None
     try:
         run = _StageRun(source.maker, C.subscriber_retain(subscriber), source.failures)
-        return _call_with(_start_sink, source.upstream, run)  # type: ignore[no-any-return]
+        upstream: Optional[int] = _call_with(_start_sink, source.upstream, run)
     except BaseException as exc:
         if not _state.closing:  # else the exit began meanwhile: nothing to report
             _report(exc, "generator")
         return None
+    cell = run.cell
+    if cell is None:
+        return upstream
+    # The disposable the library gets ends the run's callback list (its
+    # handler None: the composed chain starts no further stage) before it
+    # disposes the upstream's: the library disposes it on the disposing
+    # thread when the downstream subscription is disposed (through skip,
+    # take, share, deliver_on, the next run...), so that no stage of this
+    # run starts once that dispose() has returned, as for a run that feeds
+    # its subscriber directly (Disposable.dispose ends its list). The run's
+    # own list is otherwise ended only when the library releases it.
+    try:
+        return _speedups.ending_disposable(cell, upstream or 0)
+    except BaseException as exc:  # (MemoryError): the upstream's, as it is
+        if not _state.closing:
+            _report(exc, "generator")
+        return upstream
 
 
 def _started(signal: int, sink: _Sink, ctx: int, observer: _Observer) -> Optional[int]:

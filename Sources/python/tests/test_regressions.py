@@ -574,6 +574,47 @@ def test_no_stage_starts_after_dispose_returned(clean, stage):
     pipe.close()
 
 
+@pytest.mark.parametrize("after", ["skip", "take", "share", "33 maps"])
+def test_no_stage_starts_after_dispose_returned_through_a_library_operator(clean, after):
+    # Before: a run of fused stages followed by a library operator (or by
+    # the next run of a chain longer than one run) looked at its own
+    # callback list, which only the library's release ended: after the
+    # first map let the GIL go, the later stages still started once
+    # dispose() had returned (docs/python.md: none of the subscription's
+    # callbacks starts then).
+    entered, go = threading.Event(), threading.Event()
+    log = []
+
+    def slow(value):
+        entered.set()
+        assert go.wait(30)
+        return value
+
+    def stage(name):
+        return lambda v: log.append(name) or v
+
+    pipe = sk.Pipe()
+    later = pipe.signal().map(slow)
+    if after == "33 maps":
+        for index in range(32):
+            later = later.map(stage(f"map{index}"))
+    else:
+        later = later.filter(stage("filter")).tap(stage("tap"))
+        later = {"skip": lambda s: s.skip(0), "take": lambda s: s.take(5), "share": lambda s: s.share()}[after](later)
+    disposable = later.subscribe(lambda v: log.append("on_next"))
+    putter = threading.Thread(target=pipe.put, args=(1,))
+    putter.start()
+    try:
+        assert entered.wait(30)
+        disposable.dispose()
+    finally:
+        go.set()
+        putter.join(30)
+        pipe.close()
+    assert not putter.is_alive()
+    assert log == []
+
+
 # --- the default queue of the time operators --------------------------------------
 
 def test_time_operators_without_a_queue_leave_no_live_object():

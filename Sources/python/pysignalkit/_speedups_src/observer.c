@@ -12,10 +12,15 @@
  * - completed calls sink.completed();
  * - release calls sink.released(), then drops the list (a fold's list,
  *   fold.c, has a release of its own: FOLD_RELEASE).
+ * Also the disposable a fused stage run's generator returns
+ * (ending_disposable()), which ends the run's list before it disposes the
+ * run's upstream.
  * Each enters Python under the exit rules (exit.c); next is a delivery
  * (enter_delivery), the hot path of a fan-out.
  */
 #include "speedups.h"
+
+#include <stdlib.h>
 
 /* The sink's methods the callbacks call (interned at import). */
 static PyObject *name_failed, *name_error_at, *name_completed, *name_released, *name_deliver_failure;
@@ -356,7 +361,96 @@ static PyObject *drop_failure(PyObject *self, PyObject *calls)
     return pending; /* the reference the Calls held */
 }
 
+/* The disposable of a fused run of Python stages started as a custom
+ * operator (_subscription._stage_generator): the run's callback list and
+ * its upstream's disposable. The library disposes it, on the disposing
+ * thread, when the run's subscription is disposed (a dispose() downstream,
+ * through skip, take, share, deliver_on or the next run): it first sets the
+ * list's handler to None under the GIL, as Disposable.dispose does for a
+ * subscription's own list, so that no stage of the run starts once that
+ * dispose has returned (the composed chain reads live[0] before each stage
+ * after the first: a stage before may have let the GIL go, and the run's
+ * own list was otherwise ended only when the library released it), then
+ * disposes the upstream's, without the GIL taken here (the dispose may wait
+ * for another thread's). No user code runs in it. */
+typedef struct {
+    PyObject *list;          /* a reference of its own */
+    sk_disposable *upstream; /* owned; may be NULL */
+} ending_ctx;
+
+static void ending_action(void *ctx)
+{
+    ending_ctx *ending = ctx;
+    PyGILState_STATE state;
+    int saved;
+    if (enter(0, &state, &saved)) {
+        Py_INCREF(Py_None);
+        /* Steals the reference to None; drops the handler's. */
+        if (PyList_SetItem(ending->list, HANDLER, Py_None) != 0)
+            PyErr_WriteUnraisable(ending->list);
+        leave(state, saved);
+    }
+    sk_disposable_dispose(ending->upstream);
+}
+
+/* After the action, or when the library lets go of a disposable never
+ * disposed. The list is left to the process's end once finalizing, as an
+ * observer's is (release_list). */
+static void ending_release(void *ctx)
+{
+    ending_ctx *ending = ctx;
+    sk_disposable_release(ending->upstream);
+    PyGILState_STATE state;
+    int saved;
+    if (enter(0, &state, &saved)) {
+        Py_DECREF(ending->list);
+        leave(state, saved);
+    }
+    free(ending);
+}
+
+/* ending_disposable(list, upstream) -> address: the disposable (+1, for the
+ * library) that ends `list` (an observer's [handler, sink, Calls()]) and
+ * then disposes the sk_disposable at address `upstream` (0: none), taking
+ * over the caller's reference to it; when it raises, the caller keeps
+ * that reference. */
+static PyObject *ending_disposable(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *list, *address;
+    if (!PyArg_ParseTuple(args, "O!O", &PyList_Type, &list, &address))
+        return NULL;
+    sk_disposable *upstream = PyLong_AsVoidPtr(address);
+    if (upstream == NULL && PyErr_Occurred())
+        return NULL;
+    if (PyList_Size(list) != SLOTS) {
+        PyErr_SetString(PyExc_TypeError, "signalkit: _speedups.ending_disposable takes a list [handler, sink, Calls()]");
+        return NULL;
+    }
+    ending_ctx *ending = malloc(sizeof *ending);
+    if (ending == NULL)
+        return PyErr_NoMemory();
+    Py_INCREF(list);
+    ending->list = list;
+    ending->upstream = upstream;
+    sk_disposable *out = NULL;
+    if (sk_disposable_action(&out, ending_action, ending, ending_release) != SK_OK || out == NULL) {
+        Py_DECREF(list);
+        free(ending);
+        PyErr_SetString(PyExc_RuntimeError, "signalkit: sk_disposable_action failed");
+        return NULL;
+    }
+    PyObject *result = PyLong_FromVoidPtr(out);
+    if (result == NULL) {
+        ending->upstream = NULL; /* still the caller's */
+        sk_disposable_release(out); /* its release drops the list */
+    }
+    return result;
+}
+
 static PyMethodDef methods[] = {
+    {"ending_disposable", ending_disposable, METH_VARARGS,
+     "ending_disposable(list, upstream) -> address: a disposable that ends list, then disposes upstream."},
     {"hold", hold, METH_O, "hold(list) -> ctx: a fold's callback list, held for the library until its release."},
     {"hold_observer", hold_observer, METH_O,
      "hold_observer(list) -> ctx: an observer's callback list, held for the library until on_release."},
