@@ -100,9 +100,11 @@
  *   SK_SIGNAL_MAX_DEPTH need more (see @ref operators, "Depth").
  * - Durations are seconds, as a double, from 0: a negative or NaN one is
  *   refused (SK_ERR_INVALID_ARGUMENT, and `release` runs); INFINITY, or a
- *   duration beyond what the clock can represent (2^62 ns, about 146 years,
- *   on a real-time queue; 2^63 ns, about 292 years, on a virtual-time one),
- *   never elapses: a timer never fires, an operator's wait never ends, and
+ *   duration whose deadline lies beyond what the clock can represent (now
+ *   plus the duration reaching 2^62 ns of CLOCK_MONOTONIC, about 146 years
+ *   from the system's start, on a real-time queue; 2^63 ns, about 292
+ *   years, of a virtual-time queue's clock, which starts at 0), never
+ *   elapses: a timer never fires, an operator's wait never ends, and
  *   sk_queue_after() drops its work at once, running its `release`. Timers
  *   count CLOCK_MONOTONIC time.
  * - Refused resources. The serial and concurrent queues share one pool of
@@ -2371,10 +2373,14 @@ int sk_signal_merge(sk_signal **out, sk_signal *const *signals, size_t count);
  * @brief Every event delivered on `queue`.
  *
  * In the order emitted by each thread; inline when emitted on `queue` itself.
- * Events waiting for the queue are delivered in batches by one piece of queue
- * work: never later than a dispatch per event would deliver them, possibly
- * ahead of other work enqueued on `queue` meanwhile. Nothing is delivered
- * after the subscription is disposed.
+ * Events waiting for the queue are delivered in batches, one piece of
+ * queue work each, in the order of a dispatch per event: an event joins the
+ * batch waiting only while nothing else has been enqueued on `queue` since
+ * (sk_queue_async(), sk_queue_sync() from another queue, another
+ * deliver-on's batch), so work enqueued between two events runs between
+ * them. Work a timer of `queue` enqueues when it fires is not counted: an
+ * event put after it may run before it. Nothing is delivered after the
+ * subscription is disposed.
  *
  * @param[out] out  The new signal (+1).
  * @param signal    Borrowed.
@@ -2566,7 +2572,10 @@ int sk_signal_on_backpressure_buffer(sk_signal **out, sk_signal *signal, size_t 
  * As sk_signal_deliver_on(): an event emitted on `queue` itself is
  * delivered inline (it never waits, so it never counts against the
  * capacity); the others wait in order, delivered on `queue` by one piece
- * of work at a time. The error or completion follows the values pending.
+ * of work at a time, which the values arriving meanwhile join (unlike
+ * sk_signal_deliver_on()'s batches, even when other work was enqueued on
+ * `queue` since: they may run ahead of it). The error or completion
+ * follows the values pending.
  * Each value dropped (see sk_overflow) is passed to `on_drop`, as are the
  * values pending when a host-drained or virtual-time queue closes. Values
  * pending when the subscription is disposed are released without being

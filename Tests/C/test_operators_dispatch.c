@@ -49,6 +49,81 @@ Test(operators_dispatch, deliver_on_host_queue_delivers_on_draining_thread, .tim
     expect_no_live_objects(1, host);
 }
 
+/* The order of a queue's work around deliver-on's batches: one log, in
+ * which each subscription writes its letter and the value, and the work
+ * enqueued between the puts a 'W'. */
+typedef struct order_log {
+    char text[64];
+    size_t length;
+} order_log;
+
+typedef struct order_observer {
+    order_log *log;
+    char letter;
+} order_observer;
+
+static void order_append(order_log *log, char c) {
+    if (log->length + 1 < sizeof log->text) {
+        log->text[log->length++] = c;
+        log->text[log->length] = '\0';
+    }
+}
+
+static void order_next(void *ctx, const sk_value *value) {
+    order_observer *o = ctx;
+    int64_t n = 0;
+    SK_OK_OR_ABORT(sk_value_get_int64(value, &n));
+    order_append(o->log, o->letter);
+    order_append(o->log, (char)('0' + n));
+}
+
+static void order_work(void *ctx) {
+    order_append(ctx, 'W');
+}
+
+static void order_put(sk_pipe *pipe, int64_t n) {
+    sk_value v = int_value(n);
+    SK_OK_OR_FAIL(sk_pipe_put(pipe, &v));
+}
+
+/* Work enqueued on the queue between two puts runs between their
+ * deliveries, as with a dispatch per event, and two deliver-ons onto one
+ * queue interleave as their values were put: a value joins the batch
+ * waiting only while nothing else was enqueued since (before, a2 and a3
+ * joined a1's batch, ahead of W and b1). */
+Test(operators_dispatch, deliver_on_keeps_the_order_of_the_queues_other_work, .timeout = SK_TEST_TIMEOUT) {
+    sk_queue *host = host_queue("test.deliver.order");
+    order_log log = { "", 0 };
+    order_observer a = { &log, 'a' }, b = { &log, 'b' };
+    sk_pipe *pipes[2] = { NULL, NULL };
+    sk_disposable *subscriptions[2] = { NULL, NULL };
+    order_observer *observers[2] = { &a, &b };
+    for (int i = 0; i < 2; i++) {
+        sk_signal *signal = NULL, *delivered = NULL;
+        SK_OK_OR_FAIL(sk_pipe_create(&pipes[i], false));
+        SK_OK_OR_FAIL(sk_pipe_signal(&signal, pipes[i]));
+        SK_OK_OR_FAIL(sk_signal_deliver_on(&delivered, signal, host));
+        sk_observer observer = { order_next, NULL, NULL, observers[i], NULL };
+        SK_OK_OR_FAIL(sk_signal_start(&subscriptions[i], delivered, &observer));
+        sk_signal_release(delivered);
+        sk_signal_release(signal);
+    }
+    order_put(pipes[0], 1);
+    SK_OK_OR_FAIL(sk_queue_async(host, order_work, &log, NULL));
+    order_put(pipes[0], 2);
+    order_put(pipes[0], 3);
+    order_put(pipes[1], 1);
+    order_put(pipes[0], 4);
+    SK_OK_OR_FAIL(sk_queue_host_drain(host, 0, NULL));
+    cr_assert_str_eq(log.text, "a1Wa2a3b1a4");
+    for (int i = 0; i < 2; i++) {
+        sk_disposable_dispose(subscriptions[i]);
+        sk_disposable_release(subscriptions[i]);
+        sk_pipe_release(pipes[i]);
+    }
+    expect_no_live_objects(1, host);
+}
+
 Test(operators_dispatch, deliver_on_drops_pending_events_after_dispose, .timeout = SK_TEST_TIMEOUT) {
     sk_queue *host = host_queue(NULL);
     pipeline p;

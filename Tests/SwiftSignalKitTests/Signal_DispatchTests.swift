@@ -238,6 +238,88 @@ final class Signal_DispatchTests: XCTestCase {
         disposable.dispose()
     }
 
+    /// Runs `body` while `queue` is busy, then lets the queue go and waits
+    /// until the work `body` gave it has run: a dispatch queue is held by a
+    /// task that waits; a host-drained one is drained and a virtual-time
+    /// one run after `body`.
+    private func whileBusy(_ queue: Queue, _ body: () -> Void) throws {
+        if queue.hostFileDescriptor != nil {
+            body()
+            try queue.drain()
+            return
+        }
+        if queue.isVirtualTime {
+            body()
+            try queue.run()
+            return
+        }
+        let blocked = DispatchSemaphore(value: 0)
+        let unblock = DispatchSemaphore(value: 0)
+        queue.justDispatch {
+            blocked.signal()
+            _ = unblock.wait(timeout: .now() + waitDeadline)
+        }
+        XCTAssertEqual(blocked.wait(timeout: .now() + waitDeadline), .success)
+        body()
+        unblock.signal()
+        queue.sync {
+        }
+    }
+
+    /// An event put after other work was given to the queue runs after that
+    /// work, as a dispatch per event (the original's) runs it: put 1,
+    /// `queue.async(W)`, put 2 run 1, W, 2. Before, 2 joined the drain that
+    /// was to deliver 1 and ran ahead of W (found with a Telegram-style
+    /// state object: a `queue.async` update overtaken by a later event).
+    func testDeliverOnKeepsTheOrderOfWorkGivenToTheQueueBetweenEvents() throws {
+        for queue in [Queue(name: "deliverOn.order"), Queue.hostDrained(), Queue.virtualTime()] {
+            let pipe = ValuePipe<Int>()
+            let log = Atomic<[String]>(value: [])
+            let disposable = (pipe.signal() |> deliverOn(queue)).start(next: { value in
+                log.modify { $0 + ["v\(value)"] }
+            })
+            try self.whileBusy(queue) {
+                pipe.putNext(1)
+                queue.async {
+                    log.modify { $0 + ["W"] }
+                }
+                pipe.putNext(2)
+                pipe.putNext(3)
+            }
+            XCTAssertEqual(log.with { $0 }, ["v1", "W", "v2", "v3"])
+            disposable.dispose()
+            queue.closeHostDrained()
+        }
+    }
+
+    /// Two subscriptions delivering on one queue: their events run in the
+    /// order they were put, as with a dispatch per event (before, the second
+    /// value of the first ran ahead of the second subscription's first).
+    func testDeliverOnOfTwoSubscriptionsOnOneQueueKeepsTheOrderOfTheirPuts() throws {
+        for queue in [Queue(name: "deliverOn.two"), Queue.hostDrained(), Queue.virtualTime()] {
+            let first = ValuePipe<Int>()
+            let second = ValuePipe<Int>()
+            let log = Atomic<[String]>(value: [])
+            let disposables = DisposableSet()
+            disposables.add((first.signal() |> deliverOn(queue)).start(next: { value in
+                log.modify { $0 + ["a\(value)"] }
+            }))
+            disposables.add((second.signal() |> deliverOn(queue)).start(next: { value in
+                log.modify { $0 + ["b\(value)"] }
+            }))
+            try self.whileBusy(queue) {
+                first.putNext(1)
+                second.putNext(1)
+                first.putNext(2)
+                first.putNext(3)
+                second.putNext(2)
+            }
+            XCTAssertEqual(log.with { $0 }, ["a1", "b1", "a2", "a3", "b2"])
+            disposables.dispose()
+            queue.closeHostDrained()
+        }
+    }
+
     // MARK: deliverOnMainQueue
 
     /// A host-drained or virtual-time queue that closes drops the values a

@@ -58,7 +58,7 @@ RULES = {
     ]),
     "durations": (HEADER, [
         "Durations are seconds, as a double, from 0",
-        "duration beyond what the clock can represent (2^62 ns, about 146 years,",
+        "duration whose deadline lies beyond what the clock can represent (now",
     ]),
     "ownership of handles": (HEADER, [
         "Constructors and operators hand back a new reference (+1) through their first, `out` parameter",

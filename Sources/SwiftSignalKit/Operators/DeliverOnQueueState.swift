@@ -1,32 +1,43 @@
 /// The events of one `deliverOn(queue)` subscription on their way to the
-/// queue: events emitted off the queue wait in a buffer, and one piece of
-/// queue work at a time (the drain) delivers all of those waiting, in order.
-/// A burst of events therefore costs one dispatch, not one per event, and the
-/// buffer's storage is reused from one drain to the next.
+/// queue: events emitted off the queue wait in a buffer, and a piece of
+/// queue work (a drain) delivers those waiting, in order. A burst of events
+/// therefore costs one dispatch, not one per event, and the buffer's storage
+/// is reused from one drain to the next.
 ///
 /// An event emitted on the queue itself is delivered inline (as `Queue.async`
 /// does), so it can overtake events still waiting in the buffer.
 ///
-/// A drain delivers what it took from the buffer, then what arrived
-/// meanwhile, until the buffer is empty. So an event is never delivered later
-/// than a dispatch of its own would deliver it (the original's way: work
-/// enqueued after the event was emitted runs after it), though it can be
-/// delivered earlier (ahead of work enqueued between the drain's dispatch and
-/// the event). The price: a source that keeps emitting at least as fast as the
-/// queue delivers keeps other work on that queue waiting until it pauses.
-/// Not on a host-drained queue: there a drain delivers one batch, and what
-/// arrived meanwhile goes in a piece of work of its own, so that the host's
+/// The order of the queue's work is the original's, where each event is a
+/// `queue.async` of its own: an event joins the last drain given to the
+/// queue only while nothing else has been given to it since (the queue
+/// counts what it is given: `Queue.enqueued`); otherwise it starts a new
+/// batch, with a drain of its own given to the queue then, behind that
+/// other work. So `put(v1)`, `queue.async(w)`, `put(v2)` run v1, w, v2, and
+/// two subscriptions delivering on one queue interleave as their events
+/// were put. The drains take the batches in order, each its own (the events
+/// before the next batch's start, `cuts`); the last one, while it runs,
+/// also delivers what joins it, until none is left. (Work the queue is
+/// given otherwise than through its `Queue`: `Queue.after`'s when its timer
+/// fires, or work given to the dispatch queue directly, is not counted:
+/// an event may then run ahead of it, as in a drain that has begun.) On a
+/// concurrent queue, where work has no order, every event joins the drain
+/// scheduled or running, so that the subscription's events are still
+/// delivered one at a time, in order. The price of joining: a source that
+/// keeps emitting at least as fast as the queue delivers, with nothing else
+/// given to the queue, keeps the drain running until it pauses.
+/// On a host-drained queue a drain delivers only its batch: an event put
+/// while a drain runs there starts a new batch, so that the host's
 /// `drain(maxTasks:)` runs only the work there was when it began, as it
 /// promises (an asyncio loop draining the queue from its reader stayed in
 /// one drain for as long as another thread kept putting faster than the
 /// loop's callbacks ran, and no other task of the loop ran).
 ///
-/// A host-drained or virtual-time queue that closes drops the drain without
-/// running it: the state is told (`queueDroppedWork`) and releases the events
-/// waiting, on the dropping thread. Every later event schedules a drain again,
-/// which the closed queue drops at once, so each is released as it arrives
-/// rather than piling up until the subscription ends. (Dispatch queues never
-/// drop work; their path is unchanged.)
+/// A host-drained or virtual-time queue that closes drops the drains without
+/// running them: the state is told (`queueDroppedWork`) and releases the
+/// events waiting, on the dropping thread. Every later event schedules a
+/// drain again, which the closed queue drops at once, so each is released
+/// as it arrives rather than piling up until the subscription ends.
+/// (Dispatch queues never drop work; their path is unchanged.)
 ///
 /// A dispose reaches the state at once through its `disposer` (the
 /// subscription's disposable, which holds it unretained: see
@@ -36,7 +47,7 @@
 /// queue that is not drained again, it waited until the queue closed).
 ///
 /// Thread-safety: `put` may be called from any thread; the mutex guards only
-/// the buffer and the flags, never a delivery or a release.
+/// the buffer, the batches and the counts, never a delivery or a release.
 @usableFromInline
 final class _DeliverOnQueueState<T, E>: _QueueWork, @unchecked Sendable {
     @usableFromInline
@@ -56,7 +67,17 @@ final class _DeliverOnQueueState<T, E>: _QueueWork, @unchecked Sendable {
     @usableFromInline let mutex = _Mutex()
     // Guarded by `mutex`.
     @exclusivity(unchecked) @usableFromInline var pending: [Event] = []
-    @exclusivity(unchecked) @usableFromInline var scheduled = false
+    /// Where each batch after the first begins in `pending` (rarely any:
+    /// only when other work was given to the queue between two events).
+    @exclusivity(unchecked) @usableFromInline var cuts: [Int] = []
+    /// Drains given to the queue that have not begun; each but a first one
+    /// (given while no drain was waiting or running) has a batch in `cuts`.
+    @exclusivity(unchecked) @usableFromInline var queued = 0
+    /// A drain is delivering (it takes the first batch).
+    @exclusivity(unchecked) @usableFromInline var running = false
+    /// The queue's count of work (`Queue.enqueued`) with the last drain
+    /// given to it: an event joins that drain only while it is unchanged.
+    @exclusivity(unchecked) @usableFromInline var ticket: UInt = 0
     /// The subscription was disposed: events are released as they come.
     @exclusivity(unchecked) @usableFromInline var disposed = false
     /// The upstream's subscription, set once when it has started, before
@@ -94,23 +115,46 @@ final class _DeliverOnQueueState<T, E>: _QueueWork, @unchecked Sendable {
             return
         }
         self.pending.append(event)
-        let schedule = !self.scheduled
-        self.scheduled = true
+        var dispatch = false
+        if self.queued == 0 && !self.running {
+            dispatch = true
+        } else if self.queue.isOrdered && _slowPath(self.queue.wasGivenWork(since: self.ticket)
+            || (self.queued == 0 && self.queue.isHostDrained)) {
+            // Other work was given to the queue since the last drain (or the
+            // drain of a host-drained queue runs, which delivers only its
+            // batch): this event begins a batch whose drain goes behind it.
+            self.cuts.append(self.pending.count - 1)
+            dispatch = true
+        }
+        if dispatch {
+            self.queued += 1
+            if self.queue.isOrdered {
+                self.ticket = self.queue.claimEnqueued()
+            }
+        }
         self.mutex.unlock()
-        if schedule {
-            self.queue.justDispatch(self)
+        if dispatch {
+            if self.queue.isOrdered {
+                self.queue.justDispatch(claimed: self)
+            } else {
+                self.queue.justDispatch(self)
+            }
         }
     }
 
     /// The queue dropped a drain without running it (it is closed): the
-    /// events waiting are released here, outside the mutex, and the next
-    /// event schedules a drain again (which a closed queue drops at once).
+    /// events waiting are released here, outside the mutex (the other drains
+    /// given to the closed queue are dropped too), and the next event
+    /// schedules a drain again (which a closed queue drops at once).
     @usableFromInline
     override func queueDroppedWork() {
         self.mutex.lock()
+        if self.queued > 0 {
+            self.queued -= 1
+        }
         let dropped = self.pending
         self.pending = []
-        self.scheduled = false
+        self.cuts = []
         self.mutex.unlock()
         withExtendedLifetime(dropped) {
         }
@@ -128,36 +172,43 @@ final class _DeliverOnQueueState<T, E>: _QueueWork, @unchecked Sendable {
         }
     }
 
-    /// Runs on the queue: delivers the events waiting, until none is left
-    /// (on a host-drained queue, one batch: see above).
+    /// Runs on the queue: delivers the first batch, and then, while no other
+    /// drain is waiting (no batch begins after it), what joins it, until
+    /// none is left.
     @inlinable
     func drain() {
         // Two buffers take turns: the producers fill `pending` while this
         // thread delivers `batch`. Both are empty outside the loop.
         var batch: [Event] = []
-        var delivered = false
+        self.mutex.lock()
+        if self.queued > 0 {
+            self.queued -= 1
+        }
+        self.running = true
         while true {
-            self.mutex.lock()
-            if self.pending.isEmpty {
-                // Keep the larger storage for the next burst.
-                if self.pending.capacity < batch.capacity {
+            let own = self.cuts.first ?? self.pending.count
+            if own == 0 {
+                if !self.cuts.isEmpty {
+                    // The next batch is the next drain's, now the first.
+                    self.cuts.removeFirst()
+                } else if self.pending.capacity < batch.capacity {
+                    // Keep the larger storage for the next burst.
                     swap(&batch, &self.pending)
                 }
-                self.scheduled = false
+                self.running = false
                 self.mutex.unlock()
                 return
             }
-            if delivered && self.queue.isHostDrained {
-                // Still scheduled: the events that arrived during the batch
-                // wait for a drain of their own (dropped, if the queue has
-                // closed, through `queueDroppedWork`).
-                self.mutex.unlock()
-                self.queue.justDispatch(self)
-                return
+            if own == self.pending.count {
+                swap(&batch, &self.pending)
+            } else {
+                batch.append(contentsOf: self.pending[..<own])
+                self.pending.removeFirst(own)
+                for index in self.cuts.indices {
+                    self.cuts[index] -= own
+                }
             }
-            swap(&batch, &self.pending)
             self.mutex.unlock()
-            delivered = true
 
             for event in batch {
                 self.deliver(event)
@@ -165,6 +216,7 @@ final class _DeliverOnQueueState<T, E>: _QueueWork, @unchecked Sendable {
             // The delivered values are released here, on the queue; the
             // storage is reused unless a burst grew it past the limit.
             batch.removeAll(keepingCapacity: batch.capacity <= Self.spareCapacityLimit)
+            self.mutex.lock()
         }
     }
 }
@@ -180,6 +232,7 @@ extension _DeliverOnQueueState: Disposable {
         self.disposed = true
         let dropped = self.pending
         self.pending = []
+        self.cuts = []
         self.mutex.unlock()
         withExtendedLifetime(dropped) {}
     }

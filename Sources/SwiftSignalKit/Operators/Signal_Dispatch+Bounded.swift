@@ -39,8 +39,10 @@ package func onBackpressureBuffer<T, E>(capacity: Int, overflow: SignalOverflow<
 ///
 /// As `deliverOn(queue)`: an event emitted on `queue` itself is delivered
 /// inline (it never waits, so never counts against the capacity); the others
-/// wait, in order, and one piece of queue work at a time delivers them. The
-/// error or completion follows the values pending. Every value dropped is
+/// wait, in order, and one piece of queue work at a time delivers them
+/// (the values arriving meanwhile join it, also when other work was given
+/// to the queue since, unlike `deliverOn(queue)`'s batches: they may run
+/// ahead of that work). The error or completion follows the values pending. Every value dropped is
 /// passed to `onDrop` with this subscription's count of drops so far (this
 /// one included), on the thread that dropped it, never under a lock: the
 /// producing thread for the policies, the closing thread for the values

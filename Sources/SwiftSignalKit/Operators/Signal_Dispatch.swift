@@ -11,12 +11,16 @@
 /// for the queue, as semantics.md says of every callback on another thread.)
 ///
 /// Events waiting for the queue are batched: a burst costs one piece of queue
-/// work, not one per event (see `_DeliverOnQueueState`). Relative to other work
-/// on the queue, an event is never delivered later than a dispatch of its own
-/// would deliver it (the original's way), but it can be delivered earlier: an
-/// event emitted while a delivery is waiting or running joins it, ahead of work
-/// enqueued after that delivery. On a global concurrent queue the events of
-/// one subscription are delivered one at a time, in order.
+/// work, not one per event (see `_DeliverOnQueueState`). Relative to other
+/// work on a serial queue they keep the original's order, where each event
+/// is a `queue.async` of its own: an event joins a batch only while nothing
+/// else was given to the queue since, so `put(1)`, `queue.async(w)`,
+/// `put(2)` run 1, w, 2, and two subscriptions delivering on one queue
+/// interleave as their events were put. Work that reaches the queue
+/// otherwise than through its `Queue` (`after`'s when its timer fires, or
+/// work given to the dispatch queue itself) is not seen: an event put after
+/// it may run before it. On a global concurrent queue the events of one
+/// subscription are delivered one at a time, in order.
 @inlinable
 public func deliverOn<T, E>(_ queue: Queue) -> (Signal<T, E>) -> Signal<T, E> {
     return { signal in

@@ -100,6 +100,19 @@ public final class Queue: @unchecked Sendable {
     /// way; 0 until then. The box lives as long as the dispatch queue, which
     /// this object keeps, so the address identifies the queue.
     fileprivate let currentSpecificBox = Synchronization.Atomic<UInt>(0)
+    /// How many pieces of work this queue has been given to run later: an
+    /// `async` or `sync` that does not run inline, a `justDispatch`
+    /// (`Queue.after`'s work is not counted: a timer gives it to the queue
+    /// when it fires). A `deliverOn` onto an ordered queue reads it to keep
+    /// its events in order with the rest of the queue's work
+    /// (`_DeliverOnQueueState`).
+    @usableFromInline let enqueued = Synchronization.Atomic<UInt>(0)
+    /// Whether the queue runs its work one piece at a time, in the order it
+    /// was given: every queue but the concurrent ones (the global ones, and
+    /// those of `makeBoundedConcurrent`).
+    @usableFromInline let isOrdered: Bool
+    /// Whether this is a host-drained queue (`hostDrained(name:)`).
+    @usableFromInline let isHostDrained: Bool
 
     /// The underlying dispatch queue.
     public var queue: DispatchQueue {
@@ -156,6 +169,8 @@ public final class Queue: @unchecked Sendable {
         self.executor = nil
         self.token = 0
         self.cQueue = nil
+        self.isOrdered = specialIsMainQueue
+        self.isHostDrained = false
         if specialIsMainQueue {
             // A `Queue(queue: DispatchQueue.main)` made before this first use
             // of `mainQueue()` marked the main dispatch queue already.
@@ -178,6 +193,8 @@ public final class Queue: @unchecked Sendable {
     /// deadlocks (here it runs inline).
     public init(queue: DispatchQueue) {
         self.nativeQueue = queue
+        self.isOrdered = true
+        self.isHostDrained = false
         self.specialIsMainQueue = false
         self.executor = nil
         self.token = 0
@@ -189,6 +206,8 @@ public final class Queue: @unchecked Sendable {
     public init(name: String? = nil, qos: DispatchQoS = .default) {
         let nativeQueue = DispatchQueue(label: name ?? "SwiftSignalKit.Queue", qos: qos)
         self.nativeQueue = nativeQueue
+        self.isOrdered = true
+        self.isHostDrained = false
         self.specialIsMainQueue = false
         self.executor = nil
         self.specific = nil
@@ -206,6 +225,8 @@ public final class Queue: @unchecked Sendable {
     private init(host: HostQueueExecutor, name: String?) {
         // Dispatch work (timer sources) lands on this queue, then hops to the host.
         self.nativeQueue = DispatchQueue(label: name ?? "SwiftSignalKit.HostQueue")
+        self.isOrdered = true
+        self.isHostDrained = true
         self.specialIsMainQueue = false
         self.specific = nil
         self.token = 0
@@ -218,6 +239,8 @@ public final class Queue: @unchecked Sendable {
         // `queue`, which callers may read, and counts down `after`'s
         // deadlines.
         self.nativeQueue = DispatchQueue(label: name ?? "SwiftSignalKit.BoundedConcurrentQueue")
+        self.isOrdered = false
+        self.isHostDrained = false
         self.specialIsMainQueue = false
         self.specific = nil
         self.token = 0
@@ -229,6 +252,8 @@ public final class Queue: @unchecked Sendable {
         // Never given work: every path of a virtual-time queue goes to its
         // executor. It exists for `queue`, which callers may read.
         self.nativeQueue = DispatchQueue(label: name ?? "SwiftSignalKit.VirtualTimeQueue")
+        self.isOrdered = true
+        self.isHostDrained = false
         self.specialIsMainQueue = false
         self.specific = nil
         self.token = 0
@@ -240,12 +265,6 @@ public final class Queue: @unchecked Sendable {
     /// can close); nil for dispatch queues.
     var closableExecutor: QueueExecutor? {
         return self.executor
-    }
-
-    /// Whether this is a host-drained queue (`hostDrained(name:)`).
-    @usableFromInline
-    var isHostDrained: Bool {
-        return self.executor is HostQueueExecutor
     }
 
     /// The executor of a virtual-time queue; nil for other queues.
@@ -392,7 +411,10 @@ public final class Queue: @unchecked Sendable {
         _explore(.queueHop)
         if self.isCurrent() {
             f()
-        } else if let executor = self.executor {
+            return
+        }
+        self.countEnqueued()
+        if let executor = self.executor {
             Queue.enqueue(f, on: executor)
         } else {
             nonisolated(unsafe) let f = f
@@ -400,6 +422,26 @@ public final class Queue: @unchecked Sendable {
                 f()
             }
         }
+    }
+
+    /// Counts a piece of work given to the queue (`enqueued`).
+    @inlinable
+    func countEnqueued() {
+        self.enqueued.wrappingAdd(1, ordering: .relaxed)
+    }
+
+    /// Whether the queue was given work since its count was `count`.
+    @inlinable
+    func wasGivenWork(since count: UInt) -> Bool {
+        return self.enqueued.load(ordering: .relaxed) != count
+    }
+
+    /// Counts a piece of work about to be given to the queue, and returns
+    /// the count with it: `_DeliverOnQueueState` claims its drain's place
+    /// under its mutex, then dispatches it (`justDispatch(claimed:)`).
+    @inlinable
+    func claimEnqueued() -> UInt {
+        return self.enqueued.wrappingAdd(1, ordering: .relaxed).newValue
     }
 
     /// Runs `f` on the queue and waits for it: inline when already on it,
@@ -471,6 +513,7 @@ public final class Queue: @unchecked Sendable {
             currentToken = _sks_dispatch_current_queue_token()
             currentBox = currentSpecificBoxOfThread()
         }
+        self.countEnqueued()
         return withQueueHold(currentToken: currentToken, currentBox: currentBox) {
             if let executor = self.executor {
                 return executor.sync(f, ifDropped: dropped)
@@ -506,6 +549,7 @@ public final class Queue: @unchecked Sendable {
 
     /// Enqueues `f`, even when already on the queue.
     public func justDispatch(_ f: @escaping () -> Void) {
+        self.countEnqueued()
         if let executor = self.executor {
             Queue.enqueue(f, on: executor)
             return
@@ -525,6 +569,7 @@ public final class Queue: @unchecked Sendable {
     /// `justDispatch`'s, unchanged.
     @usableFromInline
     func justDispatch(_ f: @escaping () -> Void, ifDropped dropped: any QueueDropObserver) {
+        self.countEnqueued()
         if let executor = self.executor {
             Queue.enqueue(f, on: executor, ifDropped: dropped)
             return
@@ -544,6 +589,13 @@ public final class Queue: @unchecked Sendable {
     /// beside the task.
     @usableFromInline
     func justDispatch(_ work: _QueueWork) {
+        self.countEnqueued()
+        self.justDispatch(claimed: work)
+    }
+
+    /// `justDispatch(work)` for work whose place `claimEnqueued()` counted.
+    @usableFromInline
+    func justDispatch(claimed work: _QueueWork) {
         if let executor = self.executor {
             Queue.enqueue({
                 work.runQueueWork()
@@ -568,6 +620,7 @@ public final class Queue: @unchecked Sendable {
 
     /// Enqueues `f` with the given quality of service, even when already on the queue.
     public func justDispatchWithQoS(qos: DispatchQoS, _ f: @escaping () -> Void) {
+        self.countEnqueued()
         if let executor = self.executor {
             Queue.enqueue(f, on: executor)
             return
@@ -585,12 +638,21 @@ public final class Queue: @unchecked Sendable {
     /// way in every build.
     static let realTimeClockEnd = Double(UInt64(1) << 62)
 
-    /// Enqueues `f` to run after `delay` seconds. A delay the clock cannot
-    /// represent (2^62 nanoseconds, about 146 years, or more on a real-time
-    /// queue, whose deadlines are libdispatch's; 2^63, about 292 years, on a
-    /// virtual-time one; infinity) or that is not a number means never: `f`
-    /// is dropped at once, without running (as `Timer` says; the C API
-    /// refuses a NaN instead).
+    /// Whether a real-time deadline `delay` seconds from `now` lies within
+    /// the clock (`realTimeClockEnd`): the deadline, not the delay, is what
+    /// must fit.
+    static func realTimeDeadlineFits(_ delay: Double, from now: DispatchTime) -> Bool {
+        return Double(now.uptimeNanoseconds) + delay * 1e9 < Queue.realTimeClockEnd
+    }
+
+    /// Enqueues `f` to run after `delay` seconds. A delay whose deadline
+    /// the clock cannot represent (on a real-time queue, whose deadlines are
+    /// libdispatch's, now plus the delay reaching 2^62 nanoseconds of the
+    /// monotonic clock, about 146 years from the system's start; on a
+    /// virtual-time one, 2^63 nanoseconds, about 292 years, of its clock;
+    /// infinity) or that is not a number means never: `f` is dropped at
+    /// once, without running (as `Timer` says; the C API refuses a NaN
+    /// instead).
     ///
     /// On a host-drained or virtual-time queue that closes before `f` has
     /// run, `f` is dropped (released on the closing thread, without
@@ -603,12 +665,13 @@ public final class Queue: @unchecked Sendable {
             Queue.after(delay, f, on: executor, timerQueue: self.nativeQueue)
             return
         }
-        if !(delay * 1e9 < Queue.realTimeClockEnd) {
+        let now = DispatchTime.now()
+        if !Queue.realTimeDeadlineFits(delay, from: now) {
             return
         }
         // The dispatch block hands `f` over instead of keeping it.
         let box = TransferBox(f)
-        self.nativeQueue.asyncAfter(deadline: DispatchTime.now() + delay) {
+        self.nativeQueue.asyncAfter(deadline: now + delay) {
             box.take()?()
         }
     }
@@ -622,7 +685,8 @@ public final class Queue: @unchecked Sendable {
             virtualTime.schedule(after: delay, f)
             return
         }
-        if !(delay * 1e9 < Queue.realTimeClockEnd) {
+        let now = DispatchTime.now()
+        if !Queue.realTimeDeadlineFits(delay, from: now) {
             return
         }
         // Host-drained or bounded concurrent: a dispatch timer counts down, then the work is
@@ -637,7 +701,7 @@ public final class Queue: @unchecked Sendable {
         }
         // Weakly: a queue released meanwhile is not kept until the deadline
         // (nor by its own pending task).
-        timerQueue.asyncAfter(deadline: DispatchTime.now() + delay) { [weak executor] in
+        timerQueue.asyncAfter(deadline: now + delay) { [weak executor] in
             executor?.enqueue { [weak executor] in
                 executor?.unregisterForClose(token)
                 box.take()?()
