@@ -2378,11 +2378,11 @@ int sk_signal_merge(sk_signal **out, sk_signal *const *signals, size_t count);
  * Events waiting for the queue are delivered in batches, one piece of
  * queue work each, in the order of a dispatch per event: an event joins the
  * batch waiting only while nothing else has been enqueued on `queue` since
- * (sk_queue_async(), sk_queue_sync() from another queue, another
- * deliver-on's batch), so work enqueued between two events runs between
- * them. Work a timer of `queue` enqueues when it fires is not counted: an
- * event put after it may run before it. Nothing is delivered after the
- * subscription is disposed.
+ * (sk_queue_async(), sk_queue_sync() from any thread but the queue's own,
+ * another deliver-on's batch), so work enqueued between two events runs
+ * between them. Work a timer of `queue` enqueues when it fires is not
+ * counted: an event put after it may run before it. Nothing is delivered
+ * after the subscription is disposed.
  *
  * @param[out] out  The new signal (+1).
  * @param signal    Borrowed.

@@ -68,8 +68,10 @@ extern "C" {
  * scheduled, on the advancing thread, with the clock at each task's
  * deadline. sk_queue_is_current() is true inside that work, so
  * sk_queue_async() from it runs inline. sk_queue_sync() from outside runs
- * the work due now, then `fn`, on the calling thread (while another thread
- * advances the queue, that thread runs `fn` and the caller waits for it).
+ * the work due now, then `fn`, on the calling thread, as an advance by 0
+ * does (so an advance from a third thread meanwhile is SK_ERR_BUSY); while
+ * another thread advances the queue, that thread runs `fn` and the caller
+ * waits for it.
  * Releasing the last handle drops the pending work (each `release(ctx)`
  * runs on the releasing thread) and any later work; an sk_queue_sync() that
  * waits for another thread's advance meanwhile returns SK_ERR_RELEASED, its
