@@ -113,11 +113,10 @@
  *   the work of every other serial or concurrent queue waits, so work that
  *   blocks for long belongs on the program's own threads (or a host-drained
  *   queue each, drained there). A thread the system refuses (RLIMIT_NPROC,
- *   which does not bind a process with CAP_SYS_RESOURCE or CAP_SYS_ADMIN,
- *   such as root's; memory) is no error: a call that gives a serial or
- *   concurrent queue work,
- *   or starts a timer on any queue but a virtual-time one, may block until
- *   the system gives one. A descriptor the
+ *   memory) is no error (RLIMIT_NPROC does not bind a process with
+ *   CAP_SYS_RESOURCE or CAP_SYS_ADMIN, such as root's): a call that gives a
+ *   serial or concurrent queue work, or starts a timer on any queue but a
+ *   virtual-time one, may block until the system gives one. A descriptor the
  *   system refuses (RLIMIT_NOFILE) is SK_ERR_RESOURCE (SK_ERR_NO_MEMORY when
  *   the system says it is out of memory), the call having made nothing and
  *   run `release`, and a later call tries again: from
