@@ -8,7 +8,7 @@
 #   make install        install into $(DESTDIR)$(PREFIX)
 #   make docs           the documentation site (C, C++, Python references, operators), .build-c/site
 #
-# The Debian packages the build and tests need (Criterion, valgrind, libffi,
+# The Debian packages the build and tests need (valgrind, libffi, cmake,
 # ...) are installed by tools/install-deps.sh, which `make demo` and `make test`
 # run first (it installs only what is missing, through sudo when not root;
 # nothing when everything is there). make itself never calls sudo.

@@ -1,6 +1,6 @@
 # The C++ interface, include/signalkit.hpp and include/signalkit_test.hpp
 # (header-only, over the C ABI; no C++ in the library): their suite
-# (Tests/cpp, Criterion, one process per test), their examples
+# (Tests/cpp, on the test harness of Tests/harness), their examples
 # (examples/cpp) and the benchmark (Benchmarks/c).
 #
 #   test-cpp       the suite and the examples with g++, and the examples with
@@ -13,7 +13,10 @@
 #                  file by file with that clang and the same flags; then
 #                  Tests/cpp/gnu with both compilers in the GNU dialect,
 #                  and Tests/cpp/cxx20 with both as C++20 (std::span, char8_t);
-#                  then the compile-fail checks (Tests/cpp/compile_fail, g++)
+#                  then the compile-fail checks (Tests/cpp/compile_fail, g++).
+#                  The harness's runner (harness.c) is C: compiled apart,
+#                  with the C compiler (g++ and clang++ would take a .c
+#                  file for C++), into harness.o, which each program links
 #   test-cpp-asan  the suite against the ASan+UBSan core (mk/sanitizers.mk)
 #   test-cpp-tsan  the suite against the TSan core (these two are make
 #                  release-check's: make test keeps within 5 minutes,
@@ -50,7 +53,9 @@ test-cpp: stage ## the C++ headers' suite (g++) and examples (g++ and clang++), 
 	$(begin)
 	mkdir -p $(CPP_OUT)
 	printf '#include "%s"\n' $(abspath $(CPP_TESTS)) > $(CPP_OUT)/suite.cpp
-	g++ $(CPP_STD) $(CPP_OUT)/suite.cpp $$($(STAGE_PKG) --cflags --libs signalkit) $(CRITERION_FLAGS) -o $(CPP_OUT)/tests-g++
+	$(CC) $(CWARN) -D_DEFAULT_SOURCE -c $(HARNESS) -o $(CPP_OUT)/harness.o
+	g++ $(CPP_STD) $(CPP_OUT)/suite.cpp $(CPP_OUT)/harness.o $$($(STAGE_PKG) --cflags --libs signalkit) -lpthread \
+		-o $(CPP_OUT)/tests-g++
 	$(RUN_STAGED) $(CPP_OUT)/tests-g++ --jobs 2
 	set -e; for cxx in $(CPP_COMPILERS); do \
 		name=$$(basename $$cxx); \
@@ -60,11 +65,11 @@ test-cpp: stage ## the C++ headers' suite (g++) and examples (g++ and clang++), 
 			$(RUN_STAGED) $(CPP_OUT)/$$e-$$name > $(CPP_OUT)/$$e-$$name.out; \
 			diff -u examples/cpp/$$e.expected $(CPP_OUT)/$$e-$$name.out; \
 		done; \
-		$$cxx $(CPP_GNU_STD) $(CPP_GNU_TESTS) $$($(STAGE_PKG) --cflags --libs signalkit) $(CRITERION_FLAGS) \
-			-o $(CPP_OUT)/tests-gnu-$$name; \
+		$$cxx $(CPP_GNU_STD) $(CPP_GNU_TESTS) $(CPP_OUT)/harness.o $$($(STAGE_PKG) --cflags --libs signalkit) \
+			-lpthread -o $(CPP_OUT)/tests-gnu-$$name; \
 		$(RUN_STAGED) $(CPP_OUT)/tests-gnu-$$name --jobs 2; \
-		$$cxx $(CPP_CXX20_STD) $(CPP_CXX20_TESTS) $$($(STAGE_PKG) --cflags --libs signalkit) $(CRITERION_FLAGS) \
-			-o $(CPP_OUT)/tests-cxx20-$$name; \
+		$$cxx $(CPP_CXX20_STD) $(CPP_CXX20_TESTS) $(CPP_OUT)/harness.o $$($(STAGE_PKG) --cflags --libs signalkit) \
+			-lpthread -o $(CPP_OUT)/tests-cxx20-$$name; \
 		$(RUN_STAGED) $(CPP_OUT)/tests-cxx20-$$name --jobs 2; \
 	done
 	set -e; for f in $(CPP_COMPILE_FAIL); do \
@@ -79,21 +84,22 @@ test-cpp: stage ## the C++ headers' suite (g++) and examples (g++ and clang++), 
 
 # The sanitizer runs: the template of mk/sanitizers.mk, with the clang++
 # beside swift (its sanitizer runtimes match Swift's) and the header from
-# include/. Under TSan, Criterion needs tsan_CRITERION (a C file: compiled
-# apart, with the C compiler).
-cpp_SOURCES = $(CPP_TESTS) $(if $(filter tsan,$(SAN)),$(OUT)/tsan/criterion_arena.o)
+# include/; the harness's runner compiled apart with that clang, as C, with
+# the sanitizer's flags.
+cpp_SOURCES = $(CPP_TESTS) $(OUT)/$(SAN)/harness.o
 cpp_CFLAGS = $(CPP_STD) -g -fno-omit-frame-pointer -fuse-ld=lld -Iinclude
-cpp_LIBS = $(CRITERION_FLAGS)
-cpp_NEEDS = $(if $(filter tsan,$(1)),$(OUT)/tsan/criterion_arena.o)
+cpp_LIBS = -lpthread
+cpp_NEEDS = $(OUT)/$(1)/harness.o
 cpp_ARGS := --jobs 2
+cpp_TSAN_OPTIONS := atexit_sleep_ms=0
 test-cpp-asan test-cpp-tsan: CLANG := $(CLANG)++
 test-cpp-asan: ## the C++ suite against the ASan+UBSan core (leaks included)
 test-cpp-tsan: ## the C++ suite against the TSan core (any report fails)
 $(foreach san,asan tsan,$(eval $(call sanitizer_test,cpp,$(san))))
 
-$(OUT)/tsan/criterion_arena.o: $(tsan_CRITERION)
+$(OUT)/asan/harness.o $(OUT)/tsan/harness.o: $(OUT)/%/harness.o: $(HARNESS) Tests/harness/harness.h
 	mkdir -p $(@D)
-	$(CPP_CLANG_C) $(filter-out -fuse-ld=lld,$(SAN_CFLAGS)) $(tsan_CFLAGS) -c $< -o $@
+	$(CPP_CLANG_C) $(filter-out -fuse-ld=lld,$(SAN_CFLAGS)) $($*_CFLAGS) -c $< -o $@
 
 # W1-W3 of Benchmarks/README.md through the header, as bench_capi measures
 # them through the C API (same sizes, same JSON lines, impl "cpp").

@@ -47,14 +47,14 @@ ffi: lib ## the release libsignalkit-ffi.so, against the in-tree core
 # with no LD_LIBRARY_PATH, finds the core beside it: ldd), the quick start
 # (the header alone: test-header), the .pc file without libffi's.
 # Built apart from its run, as c-tests (mk/tests.mk).
-ffi-tests: stage ## build the ffi suite (Criterion) and the ffi quick start against the staged install, without running them
+ffi-tests: stage ## build the ffi suite and the ffi quick start against the staged install, without running them
 	$(begin)
-	$(CC) $(CWARN) -D_DEFAULT_SOURCE -ITests/C $(FFI_TESTS) Tests/C/support.c \
-		$$($(STAGE_PKG) --cflags --libs signalkit-ffi) $(CRITERION_FLAGS) -o $(OUT)/ffi-tests
+	$(CC) $(CWARN) -D_DEFAULT_SOURCE -ITests/C $(FFI_TESTS) Tests/C/support.c $(HARNESS) \
+		$$($(STAGE_PKG) --cflags --libs signalkit-ffi) -lpthread -o $(OUT)/ffi-tests
 	$(CC) $(CWARN) examples/c/ffi_quickstart.c $$($(STAGE_PKG) --cflags --libs signalkit-ffi) -o $(OUT)/ffi_quickstart
 	$(end)
 
-test-ffi: ffi-tests ## the ffi suite (Criterion) against the staged install, plus exports, soname, runpath, quick start, .pc alone
+test-ffi: ffi-tests ## the ffi suite against the staged install, plus exports, soname, runpath, quick start, .pc alone
 	$(begin)
 	nm -D --extern-only --defined-only $(FFI_LIB) | awk '{print $$3}' > $(OUT)/exports-ffi.txt
 	! grep -v -E '^sk_ffi_[a-z]' $(OUT)/exports-ffi.txt

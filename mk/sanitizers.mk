@@ -48,65 +48,53 @@ SAN_CFLAGS := -std=c99 -Wall -Wextra -Werror -pedantic -D_DEFAULT_SOURCE -g -fno
 
 # Per sanitizer: the core, compiler flags, extra libraries, the environment
 # of a run whose reports go to files under $(REPORTS), the tool's name.
-# intercept_strstr=0: Criterion starts libgit2 in every test process, which
-# reads the system's CA certificates with strstr() over the rest of the
-# file, and each call's argument check measured the whole rest again: a
-# fifth of the CPU of a test process under ASan, an eighth under TSan
-# (perf, 41 tests of the C suite). Only that check goes (the library calls
-# no strstr; the tests call it on error messages).
-SAN_COMMON_OPTIONS := intercept_strstr=0
 asan_CORE := $(ASAN_CORE)
 asan_CFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined
 asan_LIBS :=
-# LSAN_OPTIONS: the test framework's own leaks (Tests/C/asan/lsan.supp).
-asan_ENV = ASAN_OPTIONS="detect_leaks=1 $(SAN_COMMON_OPTIONS) log_path=$(REPORTS)/report" LSAN_OPTIONS="suppressions=$(CURDIR)/Tests/C/asan/lsan.supp print_suppressions=0" \
+asan_ENV = ASAN_OPTIONS="detect_leaks=1 log_path=$(REPORTS)/report" \
 	UBSAN_OPTIONS="print_stacktrace=1 log_path=$(REPORTS)/report"
 asan_NAME := AddressSanitizer / UBSan
 tsan_CORE := $(TSAN_CORE)
 tsan_CFLAGS := -fsanitize=thread
 tsan_LIBS := -L$(SWIFT_LIBDIR) -ldispatch -lBlocksRuntime
-tsan_ENV = TSAN_OPTIONS="halt_on_error=1 $(SAN_COMMON_OPTIONS) $($(SUITE)_TSAN_OPTIONS) log_path=$(REPORTS)/report"
+tsan_ENV = TSAN_OPTIONS="halt_on_error=1 $($(SUITE)_TSAN_OPTIONS) log_path=$(REPORTS)/report"
 tsan_NAME := ThreadSanitizer
-# Criterion places its arenas at random addresses, mostly inside TSan's
-# shadow memory ("Could not initialize inheritable arena" about one run in
-# two, or a crash in libcriterion later): Tests/C/tsan/criterion_arena.c,
-# linked into the TSan Criterion programs only, keeps them in TSan's
-# application range.
-tsan_CRITERION := Tests/C/tsan/criterion_arena.c
 
 # Per suite: its program's sources, flags and libraries (beside the core's),
 # the sanitized libraries it needs, its arguments. The swift suite has no
 # sources: its program is `swift test` over the tests built by tsan-core.
-c_SOURCES = $(C_TESTS) Tests/C/support.c $($(SAN)_CRITERION)
+# The C, ffi and C++ suites' runner (Tests/harness) forks each test from
+# itself, --jobs at a time.
+c_SOURCES = $(C_TESTS) Tests/C/support.c $(HARNESS)
 c_CFLAGS = $(SAN_CFLAGS)
-c_LIBS = $(CRITERION_FLAGS)
+c_LIBS = -lpthread
 c_ARGS := --jobs 2
-# The C suite runs as two Criterion processes at once, on two halves of its
-# suites (a pattern and its complement, so every test runs once): a
-# Criterion process starts its test processes one after another, and under
-# a sanitizer each start (about 60 ms) is most of a test's time, so one
-# process kept about 0.8 of a core busy (the TSan run: 57 s of processor
-# time in 78 s); two fill the run's other core when it is free.
-c_HALVES := '[a-o]*/*' '!([a-o]*/*)'
-ffi_SOURCES = $(FFI_TESTS) Tests/C/support.c $($(SAN)_CRITERION)
+ffi_SOURCES = $(FFI_TESTS) Tests/C/support.c $(HARNESS)
 ffi_CFLAGS = $(SAN_CFLAGS) -ITests/C
-ffi_LIBS = -L$(OUT)/$(SAN)/lib -lsignalkit-ffi -Wl,-rpath,$(OUT)/$(SAN)/lib $(CRITERION_FLAGS)
+ffi_LIBS = -L$(OUT)/$(SAN)/lib -lsignalkit-ffi -Wl,-rpath,$(OUT)/$(SAN)/lib -lpthread
 ffi_NEEDS = $(OUT)/$(1)/lib/libsignalkit-ffi.so
 ffi_ARGS := --jobs 2
 swift_PROGRAM = $(SWIFT) test --skip-build --sanitize=thread --scratch-path .build-tsan
 # TSan sleeps a second before a process exits (atexit_sleep_ms, to let
-# threads still running race with the exit): the suite's tests whose subject
-# may stop the process run in a child process each (ChildProcess.swift),
-# and those 11 seconds were a sixth of the run. Their subject is how the
-# child ends, not a race at its exit.
+# threads still running race with the exit): the Swift suite's tests whose
+# subject may stop the process run in a child process each
+# (ChildProcess.swift), and those 11 seconds were a sixth of the run. Their
+# subject is how the child ends, not a race at its exit. Every test of the
+# C, ffi and C++ suites is a process that exits (cpp_*: mk/cpp.mk), 584
+# of them in the C suite's run: a thread a test leaves running is seen
+# racing while the test runs, not in an extra second after it.
 swift_TSAN_OPTIONS := atexit_sleep_ms=0
+c_TSAN_OPTIONS := atexit_sleep_ms=0
+ffi_TSAN_OPTIONS := atexit_sleep_ms=0
 # soak_SOURCES, soak_CFLAGS, soak_ARGS, and terminal_*: mk/soak.mk.
 
-# Criterion does not look at how a test process exits once the test has
-# reported: a leak (found at exit), or a race in a thread the test left
-# running, would pass. So every report goes to a file under $(REPORTS), and
-# any file fails the run, printed (checked once with a test that leaked a
-# malloc and once with such a race). The program's own status is kept.
+# Every report goes to a file under $(REPORTS), and any file fails the run,
+# printed (checked once with a test that leaked a malloc and once with a
+# race in a thread the test left running). The harness also fails a test
+# whose process a sanitizer ended (ASan's status 1 for a leak found at the
+# exit, ThreadSanitizer's 66), but a report in a process a test forked is the
+# test's to notice, and the soaks are programs of their own. The program's
+# own status is kept.
 san_check = status=$$?; if ls $(REPORTS)/report.* >/dev/null 2>&1; then \
 	cat $(REPORTS)/report.*; echo "$($(SAN)_NAME) reported (above)"; exit 1; fi; exit $$status
 
@@ -115,15 +103,12 @@ sanitizer_compile = $(CLANG) $($(SUITE)_CFLAGS) $($(SAN)_CFLAGS) $($(SUITE)_SOUR
 	-Wl,-rpath,$(CURDIR)/$($(SAN)_CORE) -Wl,-rpath,$(SWIFT_LIBDIR) -o $(OUT)/$(SAN)/$(SUITE)-tests
 
 sanitizer_program = $($(SAN)_ENV) $(or $($(SUITE)_PROGRAM),$(OUT)/$(SAN)/$(SUITE)-tests) $($(SUITE)_ARGS)
-# The two halves at once; the status is 0 when both passed.
-sanitizer_halves = { $(sanitizer_program) --filter $(word 1,$($(SUITE)_HALVES)) & first=$$!; \
-	$(sanitizer_program) --filter $(word 2,$($(SUITE)_HALVES)); second=$$?; wait $$first && [ $$second -eq 0 ]; }
 
 define sanitizer_run
 	$(begin)
 	rm -rf $(REPORTS) && mkdir -p $(REPORTS)
 	$(if $($(SUITE)_SOURCES),$(sanitizer_compile))
-	$(if $($(SUITE)_HALVES),$(sanitizer_halves),$(sanitizer_program)); $(san_check)
+	$(sanitizer_program); $(san_check)
 	$(end)
 endef
 
@@ -162,10 +147,13 @@ $(OUT)/asan/lib/libsignalkit-ffi.so $(OUT)/tsan/lib/libsignalkit-ffi.so: $(OUT)/
 # Swift runtime linked in, debug info stripped; the release artifacts keep
 # it as DWARF 4, which valgrind 3.19 reads, and make test-dist runs the C
 # guide's valgrind line on them); the sanitizers run debug builds, and no
-# MemorySanitizer build of the Swift runtime exists. It traces single
-# processes; starting one costs 2-3 s under valgrind, so of the Criterion
-# suites, a process per test, only a few tests run here (the rest run under
-# the sanitizers):
+# MemorySanitizer build of the Swift runtime exists. Starting a program
+# under valgrind costs 2-3 s; the tests of the C and ffi suites are
+# processes their runner forks (Tests/harness), which the valgrind running
+# it follows at about 0.1 s each (--trace-children=yes: for what a test
+# execs), but their own work is many times slower than under the
+# sanitizers, so only a few tests run here (the rest run under the
+# sanitizers):
 #   test-valgrind-c    every C example and the demo; the soak with
 #                      VALGRIND_SOAK_ITERATIONS per thread; the fuzz corpora
 #                      and regressions of fuzz_api replayed in one process
@@ -201,8 +189,8 @@ VALGRIND_SOAK_ITERATIONS ?= 1000
 VALGRIND_C_TESTS := errors/* values/every_accessor_on_every_wrong_kind values/arrays_nest_at_most_the_documented_depth \
 	queues/host_queue_abandoned_with_a_*_pending_frees_everything
 VALGRIND_FFI_TESTS := ffi_trampoline/* ffi_operators/*
-# Criterion's --filter for a list of suite/test globs.
-criterion_filter = '@($(subst $(space),|,$(strip $(1))))'
+# The harness's --filter for a list of suite/test globs.
+test_filter = '@($(subst $(space),|,$(strip $(1))))'
 valgrind = $(RUN_STAGED) valgrind --quiet --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,possible \
 	--suppressions=$$($(STAGE_PKG) --variable=valgrind_suppressions signalkit) \
 	--error-markers=SK-VALGRIND-ERROR,SK-VALGRIND-END --log-file=$(REPORTS)/%p.log
@@ -229,7 +217,7 @@ test-valgrind-c: c-tests ## valgrind: C examples, demo, soak, fuzz_api replay, a
 	$(CC) $(CWARN) -D_DEFAULT_SOURCE -ITests/common Tests/fuzz/fuzz_api.c Tests/fuzz/replay.c \
 		$$($(STAGE_PKG) --cflags --libs signalkit) -o $(REPORTS)/replay_api
 	$(valgrind) $(REPORTS)/replay_api Tests/fuzz/regressions/api Tests/fuzz/corpus/api || $(valgrind_failed)
-	$(valgrind) --trace-children=yes $(OUT)/c-tests --jobs 2 --filter $(call criterion_filter,$(VALGRIND_C_TESTS)) || $(valgrind_failed)
+	$(valgrind) --trace-children=yes $(OUT)/c-tests --jobs 2 --filter $(call test_filter,$(VALGRIND_C_TESTS)) || $(valgrind_failed)
 	@$(valgrind_check)
 	$(end)
 
@@ -242,6 +230,6 @@ test-valgrind-ffi: ffi-tests ## valgrind: the ffi quick start, fuzz_ffi replay, 
 	$(CC) $(CWARN) -D_DEFAULT_SOURCE Tests/fuzz/fuzz_ffi.c Tests/fuzz/replay.c \
 		$$($(STAGE_PKG) --cflags --libs signalkit-ffi) -lm -o $(REPORTS)/replay_ffi
 	$(valgrind) $(REPORTS)/replay_ffi Tests/fuzz/regressions/ffi Tests/fuzz/corpus/ffi || $(valgrind_failed)
-	$(valgrind) --trace-children=yes $(OUT)/ffi-tests --jobs 2 --filter $(call criterion_filter,$(VALGRIND_FFI_TESTS)) || $(valgrind_failed)
+	$(valgrind) --trace-children=yes $(OUT)/ffi-tests --jobs 2 --filter $(call test_filter,$(VALGRIND_FFI_TESTS)) || $(valgrind_failed)
 	@$(valgrind_check)
 	$(end)

@@ -110,7 +110,10 @@ test-swift: ## the Swift tests (XCTest), warnings as errors
 	$(end)
 
 C_TESTS := $(wildcard Tests/C/test_*.c)
-CRITERION_FLAGS = $$(pkg-config --cflags --libs criterion) -lpthread
+# The test harness of the C, ffi and C++ suites (Tests/harness: harness.h,
+# and the runner, harness.c, whose main each suite's program links; how it
+# runs: Tests/README.md, "The test harness").
+HARNESS := Tests/harness/harness.c
 
 # The C suite, compiled as a user compiles: against the staged install; and
 # the shipped library: only sk_* exported, its soname, no Swift runtime
@@ -118,13 +121,13 @@ CRITERION_FLAGS = $$(pkg-config --cflags --libs criterion) -lpthread
 # The suite's binary is a stage of its own: valgrind (test-valgrind-c, in
 # release-check) and the misuse table's check run some of its tests, and
 # need it built, not the whole suite run again.
-c-tests: stage ## build the C suite (Criterion) against the staged install, without running it
+c-tests: stage ## build the C suite against the staged install, without running it
 	$(begin)
-	$(CC) $(CWARN) -D_DEFAULT_SOURCE $(C_TESTS) Tests/C/support.c $$($(STAGE_PKG) --cflags --libs signalkit) \
-		$(CRITERION_FLAGS) -o $(OUT)/c-tests
+	$(CC) $(CWARN) -D_DEFAULT_SOURCE $(C_TESTS) Tests/C/support.c $(HARNESS) $$($(STAGE_PKG) --cflags --libs signalkit) \
+		-lpthread -o $(OUT)/c-tests
 	$(end)
 
-test-c: c-tests ## the C suite (Criterion) against the staged install, plus exports, soname, dependencies
+test-c: c-tests ## the C suite against the staged install, plus exports, soname, dependencies
 	$(begin)
 	nm -D --extern-only --defined-only $(LIB) | awk '{print $$3}' > $(OUT)/exports.txt
 	! grep -v -E '^(sk_[a-z]|SIGNALKIT_0$$)' $(OUT)/exports.txt

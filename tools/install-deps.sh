@@ -16,7 +16,6 @@ need() { # need PACKAGE TEST...: PACKAGE is missing when the test fails
     "$@" >/dev/null 2>&1 || missing="$missing $package"
 }
 need pkg-config command -v pkg-config
-need libcriterion-dev pkg-config --exists criterion
 need libffi-dev pkg-config --exists libffi
 need valgrind command -v valgrind
 need python3 command -v python3

@@ -12,8 +12,9 @@
  *   sk_live_objects() == 0.
  * - small wrappers for values, signals and time.
  *
- * Criterion runs every test in a process of its own, so sk_live_objects()
- * starts at 0 in each test.
+ * The harness (Tests/harness/harness.h) runs every test in a process of its
+ * own, forked from a runner that never calls the library, so
+ * sk_live_objects() starts at 0 in each test.
  */
 #ifndef SK_TEST_SUPPORT_H
 #define SK_TEST_SUPPORT_H
@@ -24,8 +25,9 @@
 #include <stdint.h>
 #include <string.h>
 
-#include <criterion/criterion.h>
 #include <signalkit.h>
+
+#include "../harness/harness.h"
 
 /* The per-test timeout: a hang fails the test instead of blocking CI.
  * Generous, as SK_WAIT_SECONDS, so that a loaded machine passes (issue 50:
@@ -47,9 +49,10 @@
                      sk_last_error_message());                                  \
     } while (0)
 
-/* The same for code that may run on another thread than the test's, where a
- * Criterion assertion cannot abort the test: prints and aborts the process
- * (Criterion reports the test as crashed). */
+/* The same for code that may run on another thread than the test's, or in a
+ * process the test forked: prints and aborts the process (the harness
+ * reports the test as crashed, signal 6). (The harness's assertions end the
+ * test from any thread too.) */
 #define SK_OK_OR_ABORT(call)                                                    \
     do {                                                                        \
         int sk_status_ = (call);                                                \
@@ -113,8 +116,8 @@ struct recorder {
     int overlaps;
     int in_callback;
     /* Callbacks that received a NULL value, or whose value could not be
-     * copied. Counted rather than asserted: callbacks may run on threads
-     * where a Criterion assertion cannot abort the test. */
+     * copied. Counted in the callback and asserted by the test, on its own
+     * thread. */
     int faults;
     /* The log: the first REC_MAX_EVENTS events, in order. */
     rec_event events[REC_MAX_EVENTS];
@@ -362,8 +365,8 @@ sk_subscriber *manual_subscriber(manual_source *s, size_t index);
 /* Drops the reference `s` holds on the `index`-th subscriber. */
 void manual_drop_subscriber(manual_source *s, size_t index);
 
-/* Put helpers that assert success: call them on the test's thread only
- * (Criterion assertions cannot abort a test from another thread). */
+/* Put helpers that assert success (on any thread: a failed assertion ends
+ * the test's process). */
 void pipe_put_int(sk_pipe *pipe, int64_t n);
 void subscriber_put_int(sk_subscriber *subscriber, int64_t n);
 

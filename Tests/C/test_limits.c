@@ -13,8 +13,6 @@
 #include "../common/operator_list.h"
 #include "support.h"
 
-#include <criterion/parameterized.h>
-
 static void nothing(void *ctx) {
     (void)ctx;
 }
@@ -847,9 +845,8 @@ static int sweep_rounds(const sk_test_operator *op, bool delayed) {
     return 2 * orders;
 }
 
-/* The operators' indices, in cr_malloc's memory (Criterion copies the
- * parameters into each test's process; an array of this file's own made
- * LeakSanitizer report the 48 bytes Criterion then allocates for it). */
+/* The operators' indices, in cr_malloc's memory (the runner makes them,
+ * and each test's process, forked from it, has its copy). */
 ParameterizedTestParameters(limits, every_operator_abandoned_in_every_order_frees_everything) {
     int *ops = cr_malloc(sizeof(int) * SK_TEST_OPERATOR_COUNT);
     size_t count = ops == NULL ? 0 : SK_TEST_OPERATOR_COUNT; /* none: the run then lists no sweep, a visible gap */

@@ -194,7 +194,7 @@ static void expect_effect_trace(int which, const char *expected, int calls) {
 
 /* One test per operator, a row each: the operator, the trace the traced
  * source's run must leave, how many times the effect runs. Failure messages
- * name the operator (expect_effect_trace) and Criterion the test. */
+ * name the operator (expect_effect_trace) and the harness the test. */
 #define EFFECT_TRACE_TEST(name, which, trace, calls)                                  \
     Test(operators_side_effects, name, .timeout = SK_TEST_TIMEOUT) {                  \
         expect_effect_trace(which, trace, calls);                                     \

@@ -3,7 +3,7 @@
  * first work given a concurrent queue, an
  * allocation failing (and lengths no buffer can have), a thread with the
  * documented minimum stack making the first call into the library. Each test
- * is a process of its own (Criterion), so "first" means first in it. */
+ * is a process of its own (Tests/harness), so "first" means first in it. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdint.h>

@@ -1,11 +1,12 @@
 /*
  * support.hpp - shared helpers of the C++ suite (Tests/cpp, make test-cpp).
  *
- * - SK_TEST(suite, name) { body }: a Criterion test whose body runs in a
- *   function of its own, so that every handle it made is gone when the
- *   end-of-test check runs: every tracked callable destroyed (waited for,
- *   with a deadline, as releases may run on other threads), and
- *   sk_live_objects() == 0. Criterion runs each test in its own process.
+ * - SK_TEST(suite, name) { body }: a test (Tests/harness/harness.h) whose
+ *   body runs in a function of its own, so that every handle it made is
+ *   gone when the end-of-test check runs: every tracked callable destroyed
+ *   (waited for, with a deadline, as releases may run on other threads),
+ *   and sk_live_objects() == 0. The harness runs each test in its own
+ *   process.
  * - track(f): f wrapped in a type derived from it that counts constructions
  *   and destructions (copies and moves included), so that "each callable is
  *   destroyed exactly once" is `alive() == 0` once the C side let go of it
@@ -16,9 +17,10 @@
 #ifndef SK_CPP_TEST_SUPPORT_HPP
 #define SK_CPP_TEST_SUPPORT_HPP
 
-#include <criterion/criterion.h>
 #include <poll.h>
 #include <signalkit.hpp>
+
+#include "../harness/harness.h"
 
 #include <chrono>
 #include <condition_variable>
@@ -197,7 +199,7 @@ template <class P> bool drain_until(const sk::queue &q, P done) {
 } // namespace sk_test
 
 #define SK_TEST(suite, name) SK_TEST_WITH(suite, name, .timeout = 120) // a hang guard, generous for a loaded machine (Tests/C/support.h)
-/* With Criterion options (.signal = SIGABRT, ...). */
+/* With the harness's options (.signal = SIGABRT, .timeout = S, in that order). */
 #define SK_TEST_WITH(suite, name, ...)                                         \
     static void suite##_##name##_body();                                       \
     Test(suite, name, __VA_ARGS__) {                                           \

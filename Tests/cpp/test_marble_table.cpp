@@ -7,8 +7,8 @@
  * runners play the same files (Tests/README.md).
  *
  * The files are found at run time: marble_table::files is one test per
- * *.marbles file of the folder (a Criterion parameterized test, its
- * parameters listed when the suite starts), so a new file runs with no change
+ * *.marbles file of the folder (a parameterized test, its parameters
+ * listed when the suite starts), so a new file runs with no change
  * here, and marble_table::the_table_is_there fails when the folder cannot be
  * read or holds no file, or when two cases share a name. A line, operator or
  * function this runner does not know fails its case (the
@@ -30,7 +30,6 @@
  */
 #include "support.hpp"
 
-#include <criterion/parameterized.h>
 #include <dirent.h>
 #include <signalkit_test.hpp>
 
@@ -1009,8 +1008,9 @@ std::vector<std::string> table_files() {
     return names;
 }
 
-/* A file's name as a parameter of marble_table::files (Criterion copies
- * parameters into the test's process: plain bytes in cr_malloc's memory). */
+/* A file's name as a parameter of marble_table::files (plain bytes in
+ * cr_malloc's memory: the runner makes them, and each test's process,
+ * forked from it, has its copy). */
 struct table_file {
     char name[256];
 };

@@ -1,9 +1,10 @@
 #!/bin/sh
-# Every Criterion test that the misuse table (docs/misuse.md, "What misuse
-# returns") names as `suite::test` must exist in one of the given
-# Criterion test binaries. (Elsewhere `a::b` is C++, such as signalkit::error.)
+# Every test of the C and ffi suites that the misuse table (docs/misuse.md,
+# "What misuse returns") names as `suite::test` must exist in one of the
+# given test programs (their --list: Tests/harness). (Elsewhere `a::b` is
+# C++, such as signalkit::error.)
 # Every row has its three cells (misuse, what happens, tests) and names at
-# least one test: a Criterion `suite::test`, a test of Sources/python/tests
+# least one test: a `suite::test` of the C suites, a test of Sources/python/tests
 # (FILE: Class.test_name, each of which must be defined there), or a
 # `make bench-check` metric. With --api API.json (tools/api/describe.py), every
 # error code of sk_status must be what happens in at least one row.
@@ -16,8 +17,8 @@ for binary in "$@"; do
 done
 listed=$(mktemp)
 trap 'rm -f "$listed"' EXIT
-for binary in "$@"; do "$binary" --list; done | awk '/^[a-z_0-9]+: [0-9]+ tests?$/ { suite = $1; sub(":", "", suite); next }
-    { name = $NF; if (name != "") print suite "::" name }' > "$listed"
+# --list prints suite/name, one a line.
+for binary in "$@"; do "$binary" --list; done | sed 's|/|::|' > "$listed"
 missing=0
 doc=docs/misuse.md
 table=$(awk '/^#+ / { inside = ($0 == "# What misuse returns") } inside' "$doc")
@@ -36,7 +37,7 @@ rows=$(printf '%s\n' "$table" | awk -F '|' '/^\|/ && NR > 0 { n++ } /^\|/ && n >
 printf '%s\n' "$rows" | awk -F '|' -v OFS='|' -v doc="$doc" '
     NF != 5 { printf "%s, What misuse returns: a row of %d cells, not 3 (misuse | what happens | tests): %.70s...\n", doc, NF - 2, $2; bad = 1; next }
     $4 !~ /`[a-z_0-9]+::[a-z_0-9]+`|Sources\/python\/tests\/[a-z_0-9]+\.py: [A-Za-z_0-9]+\.test_|make bench-check/ {
-        printf "%s, What misuse returns: the row \"%.70s...\" names no test: name the Criterion suite::test, the Sources/python/tests file and Class.test_name, or the make bench-check metric that proves it\n", doc, $2; bad = 1 }
+        printf "%s, What misuse returns: the row \"%.70s...\" names no test: name the suite::test of the C or ffi suite, the Sources/python/tests file and Class.test_name, or the make bench-check metric that proves it\n", doc, $2; bad = 1 }
     END { exit bad }' >&2 || missing=1
 # The Python tests named: FILE: Class.test_name, ...
 printf '%s\n' "$rows" | grep -o 'Sources/python/tests/[a-z_0-9]*\.py: [A-Za-z_0-9., ]*' | while IFS= read -r named; do
