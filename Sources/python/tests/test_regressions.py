@@ -547,12 +547,10 @@ def test_a_restart_loop_stops_through_python_stages_when_take_completes(clean, s
     assert calls == [1, 1, 1]
 
 
-@pytest.mark.parametrize("stage", ["tap", "map", "filter"])
-def test_no_stage_starts_after_dispose_returned(clean, stage):
-    # Before: the fused chain looked at the subscription only before
-    # on_next, so a stage after one that let the GIL go started after
-    # dispose() had returned (docs/python.md: none of the subscription's
-    # callbacks starts then).
+def _starts_after_dispose(build):
+    """What starts once dispose() has returned: `build(signal, log)` adds
+    stages (each appending to `log`) after a first map that waits, inside
+    a put on another thread, until the subscription has been disposed."""
     entered, go = threading.Event(), threading.Event()
     log = []
 
@@ -562,46 +560,7 @@ def test_no_stage_starts_after_dispose_returned(clean, stage):
         return value
 
     pipe = sk.Pipe()
-    later = getattr(pipe.signal().map(slow), stage)(lambda v: log.append(stage) or True)
-    disposable = later.subscribe(lambda v: log.append("on_next"))
-    putter = threading.Thread(target=pipe.put, args=(1,))
-    putter.start()
-    assert entered.wait(30)
-    disposable.dispose()
-    go.set()
-    putter.join(30)
-    assert log == []
-    pipe.close()
-
-
-@pytest.mark.parametrize("after", ["skip", "take", "share", "33 maps"])
-def test_no_stage_starts_after_dispose_returned_through_a_library_operator(clean, after):
-    # Before: a run of fused stages followed by a library operator (or by
-    # the next run of a chain longer than one run) looked at its own
-    # callback list, which only the library's release ended: after the
-    # first map let the GIL go, the later stages still started once
-    # dispose() had returned (docs/python.md: none of the subscription's
-    # callbacks starts then).
-    entered, go = threading.Event(), threading.Event()
-    log = []
-
-    def slow(value):
-        entered.set()
-        assert go.wait(30)
-        return value
-
-    def stage(name):
-        return lambda v: log.append(name) or v
-
-    pipe = sk.Pipe()
-    later = pipe.signal().map(slow)
-    if after == "33 maps":
-        for index in range(32):
-            later = later.map(stage(f"map{index}"))
-    else:
-        later = later.filter(stage("filter")).tap(stage("tap"))
-        later = {"skip": lambda s: s.skip(0), "take": lambda s: s.take(5), "share": lambda s: s.share()}[after](later)
-    disposable = later.subscribe(lambda v: log.append("on_next"))
+    disposable = build(pipe.signal().map(slow), log).subscribe(lambda v: log.append("on_next"))
     putter = threading.Thread(target=pipe.put, args=(1,))
     putter.start()
     try:
@@ -612,7 +571,41 @@ def test_no_stage_starts_after_dispose_returned_through_a_library_operator(clean
         putter.join(30)
         pipe.close()
     assert not putter.is_alive()
-    assert log == []
+    return log
+
+
+@pytest.mark.parametrize("stage", ["tap", "map", "filter"])
+def test_no_stage_starts_after_dispose_returned(clean, stage):
+    # Before: the fused chain looked at the subscription only before
+    # on_next, so a stage after one that let the GIL go started after
+    # dispose() had returned (docs/python.md: none of the subscription's
+    # callbacks starts then).
+    def build(signal, log):
+        return getattr(signal, stage)(lambda v: log.append(stage) or True)
+
+    assert _starts_after_dispose(build) == []
+
+
+@pytest.mark.parametrize("after", ["skip", "take", "share", "33 maps"])
+def test_no_stage_starts_after_dispose_returned_through_a_library_operator(clean, after):
+    # Before: a run of fused stages followed by a library operator (or by
+    # the next run of a chain longer than one run) looked at its own
+    # callback list, which only the library's release ended: after the
+    # first map let the GIL go, the later stages still started once
+    # dispose() had returned (docs/python.md: none of the subscription's
+    # callbacks starts then).
+    def build(signal, log):
+        def stage(name):
+            return lambda v: log.append(name) or v
+
+        if after == "33 maps":
+            for index in range(32):
+                signal = signal.map(stage(f"map{index}"))
+            return signal
+        signal = signal.filter(stage("filter")).tap(stage("tap"))
+        return {"skip": lambda s: s.skip(0), "take": lambda s: s.take(5), "share": lambda s: s.share()}[after](signal)
+
+    assert _starts_after_dispose(build) == []
 
 
 # --- the default queue of the time operators --------------------------------------
