@@ -86,8 +86,12 @@ CWARN := -std=c99 -Wall -Wextra -Werror -pedantic
 # __tls_get_addr takes eighteen; every run of operator callbacks reaches
 # one (sk_callback_fail's state, Sources/SignalKitCAPI/CallbackFailure.swift).
 RELEASE_CDEBUG := -g -gdwarf-4
+# SKS_STATIC_SWIFT_RUNTIME tells the C shims that the Swift runtime is
+# linked into the library (-static-stdlib), where they can reach its
+# thread-id cache to correct it in a forked child (shims.c).
 PREFIX_MAP := $(CURDIR)=.
 RELEASE_FLAGS := -c release --product signalkit --scratch-path .build-release \
+	-Xcc -DSKS_STATIC_SWIFT_RUNTIME \
 	-Xswiftc -dwarf-version=4 -Xcc -gdwarf-4 -Xcc -mtls-dialect=gnu2 \
 	-Xswiftc -static-stdlib -Xswiftc -file-prefix-map -Xswiftc $(PREFIX_MAP) -Xcc -ffile-prefix-map=$(PREFIX_MAP) \
 	-Xswiftc -Xfrontend -Xswiftc -no-clang-module-breadcrumbs \

@@ -155,14 +155,15 @@
  *   and the library had started none of its own (they start, and stay, the
  *   first time work, a delivery or a timer goes to a serial or concurrent
  *   queue, or a timer or sk_queue_after() to any queue but a virtual-time
- *   one), the child may use the library fully (each host queue's
- *   descriptor is its own there, at the same number, readable while its
- *   copy of the queue has work pending), from threads it starts: the Swift
- *   runtime linked into the library caches each thread's id for its locks,
- *   and the forking thread keeps the parent's in the child, so a runtime
- *   lock that thread and another contend for there can be refused by the
- *   system for ever (rare: a first use of a type on two threads at once;
- *   not yet corrected by the library).
+ *   one), the child may use the library fully, from the forking thread and
+ *   from threads it starts (each host queue's descriptor is its own there,
+ *   at the same number, readable while its copy of the queue has work
+ *   pending). (The Swift runtime linked into the library keeps each
+ *   thread's id for its locks; the library makes the forking thread's its
+ *   own again in the child. A program linked to a build of the core over
+ *   the shared Swift runtime, such as the project's sanitizer builds, has
+ *   no such correction: there, use the library from threads the child
+ *   starts.)
  * - Detectable misuse (NULL handle, NULL function, wrong value kind) returns an
  *   error and never crashes, hangs or leaks. Using a handle or a heap value
  *   after its last release is undefined behaviour, as with free(), unless

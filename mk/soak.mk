@@ -110,7 +110,7 @@ COLLIDE_SECONDS ?= 20
 MEASURE_SECONDS ?= 60
 MEASURE_SEEDS ?= 1 2 3 4 5
 EXPLORE_LIB := $(OUT)/explore
-EXPLORE_BUILD := -c release --product signalkit -Xswiftc -static-stdlib \
+EXPLORE_BUILD := -c release --product signalkit -Xswiftc -static-stdlib -Xcc -DSKS_STATIC_SWIFT_RUNTIME \
 	-Xlinker --version-script=$(CURDIR)/Sources/SignalKitCAPI/signalkit.map -Xlinker --wrap=open \
 	-Xlinker -soname=libsignalkit.so.$(SOVERSION)
 EXPLORE_ON := -Xswiftc -DSIGNALKIT_EXPLORE -Xcc -DSKS_EXPLORE

@@ -20,6 +20,31 @@ void _sks_handoff(void) {
     __asm__ volatile("" ::: "memory");
 }
 
+#if defined(SKS_STATIC_SWIFT_RUNTIME)
+/* The Swift runtime linked into this library (the release build's
+ * -static-stdlib; the Makefile defines SKS_STATIC_SWIFT_RUNTIME there) keeps
+ * each thread's id in a thread-local for its locks: futexes whose owner the
+ * kernel knows by that id (FUTEX_LOCK_PI). In a forked child the forking
+ * thread keeps the parent's id, which is no thread of the child: once
+ * another thread waits for a lock it holds, the kernel refuses both the
+ * wait and the unlock (EPERM) and they retry for ever. The child's handler
+ * below forgets the id; the next lock finds the thread's own. The name is
+ * the runtime's (swift::threading_impl::linux::ulock_get_tid()'s `tid`, a
+ * hidden definition of the same link); in a build over the shared runtime
+ * it is not reachable (and not defined here: that build would not link). */
+extern __thread int _ZZN5swift14threading_impl5linux13ulock_get_tidEvE3tid;
+
+static void sks_forget_thread_id(void) {
+    _ZZN5swift14threading_impl5linux13ulock_get_tidEvE3tid = 0;
+}
+
+__attribute__((constructor)) static void sks_register_fork_handlers(void) {
+    /* Nothing to do when glibc refuses (ENOMEM): the child then keeps the
+     * parent's id, as before this handler. */
+    (void)pthread_atfork(NULL, NULL, sks_forget_thread_id);
+}
+#endif
+
 #if defined(SKS_EXPLORE)
 #include <errno.h>
 #include <sched.h>

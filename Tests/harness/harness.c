@@ -421,7 +421,9 @@ static void *test_thread(void *run) {
  * copy of the runner's, with the runner's id in the locks it takes: once
  * another thread waits for one, the kernel refuses both the wait and the
  * unlock (EPERM: the owner is no thread of the process), and they retry
- * for ever (two tests of the C suite hung so under TSan, in swift_once). A
+ * for ever (two tests of the C suite hung so under TSan, in swift_once).
+ * The release library corrects the id at a fork (shims.c), but the
+ * sanitizer builds run over the shared runtime, which it cannot reach. A
  * new thread finds its own id. The main thread then blocks every signal
  * (those sent to the process go to the test's threads) and waits. */
 static void run_child(const struct run *r, const sigset_t *mask) {

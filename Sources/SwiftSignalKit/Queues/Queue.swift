@@ -17,8 +17,12 @@ private final class QueueSpecific: @unchecked Sendable {
 private let queueSpecificKey = DispatchSpecificKey<QueueSpecific>()
 
 /// Serialises the reading and setting of a dispatch queue's mark, so that
-/// wrappers made at once of a queue not yet marked find one mark.
-private let queueSpecificLock = Synchronization.Mutex<Void>(())
+/// wrappers made at once of a queue not yet marked find one mark. The
+/// project's `_Mutex`, not Synchronization's `Mutex`: that one keeps each
+/// thread's id in a thread-local for the kernel (a priority-inheriting
+/// futex), which a forked child's thread inherits wrong (shims.c,
+/// `sks_forget_thread_id`, says what that costs; that id it cannot reach).
+private let queueSpecificLock = _Mutex()
 
 /// The mark of `queue`, set now if it has none. Every `Queue` of one dispatch
 /// queue shares it: a second mark set over the first would leave the queues
@@ -26,7 +30,7 @@ private let queueSpecificLock = Synchronization.Mutex<Void>(())
 /// work a dispatch_sync onto it, which libdispatch refuses by stopping the
 /// process).
 private func queueSpecific(of queue: DispatchQueue) -> QueueSpecific {
-    return queueSpecificLock.withLock { _ in
+    return queueSpecificLock.withLock {
         if let existing = queue.getSpecific(key: queueSpecificKey) {
             return existing
         }

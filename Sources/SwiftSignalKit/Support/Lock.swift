@@ -83,8 +83,12 @@ public final class Lock: @unchecked Sendable {
 ///
 /// Non-copyable so that a lock is never duplicated by accident. The library
 /// never calls user code while one is held.
+///
+/// Thread-safety: `lock`, `tryLock` and `unlock` may be called from any
+/// thread (the thread that locked unlocks); not recursive. Its word holds
+/// no thread's id, so a forked child's threads may take it as any other.
 @usableFromInline
-struct _Mutex: ~Copyable {
+struct _Mutex: ~Copyable, @unchecked Sendable {
     @usableFromInline let word: UnsafeMutablePointer<UInt32>
 
     @inlinable init() {
