@@ -222,8 +222,13 @@ impl Queue {
         Ok(ran)
     }
 
-    /// Runs a virtual-time queue until no work is left (at most `max_tasks`
-    /// tasks, 0 for no limit).
+    /// Runs a virtual-time queue until no work is left, moving its clock to
+    /// each task's deadline in turn; returns how many tasks ran. It stops
+    /// after `max_tasks` tasks (0 means 1,000,000) when more are due (work
+    /// that always schedules more, such as a repeating timer), and then
+    /// returns an error of status `sys::SK_ERR_RESOURCE` (`max_tasks` tasks
+    /// ran); otherwise the errors of
+    /// [`Queue::advance_by`].
     pub fn run_virtual(&self, max_tasks: usize) -> Result<usize, Error> {
         let mut ran = 0usize;
         // Safety: a live queue.

@@ -838,6 +838,28 @@ impl From<i64> for AnyValue {
     }
 }
 
+/// The array `items` at `depth` (1 for a value's outermost array) as an
+/// `sk_value`: refused with `InvalidArgument` once arrays nest past
+/// `SK_VALUE_MAX_DEPTH`, before the conversion walks deeper, so that a value
+/// nested far deeper than that (which the library would refuse) cannot
+/// overflow the converting thread's stack.
+fn array_to_value(items: &[AnyValue], depth: i64) -> Result<RawValue, Error> {
+    if depth > sys::SK_VALUE_MAX_DEPTH {
+        return Err(Error::new(
+            sys::SK_ERR_INVALID_ARGUMENT,
+            format!("signalkit: arrays nested more than {} deep (the limit is SK_VALUE_MAX_DEPTH)", sys::SK_VALUE_MAX_DEPTH),
+        ));
+    }
+    let converted = items
+        .iter()
+        .map(|item| match item {
+            AnyValue::Array(inner) => array_to_value(inner, depth + 1),
+            other => other.to_value(),
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    RawValue::array(&converted)
+}
+
 impl Value for AnyValue {
     #[inline]
     fn to_value(&self) -> Result<RawValue, Error> {
@@ -848,7 +870,7 @@ impl Value for AnyValue {
             AnyValue::Double(d) => Ok(RawValue::double(*d)),
             AnyValue::String(s) => RawValue::string(s),
             AnyValue::Bytes(b) => RawValue::bytes(b),
-            AnyValue::Array(items) => items.to_value(),
+            AnyValue::Array(items) => array_to_value(items, 1),
             AnyValue::Pointer(p) => Ok(p.0.clone()),
             AnyValue::Signal(s) => RawValue::signal(s),
             AnyValue::Failure(m) => RawValue::string(m),

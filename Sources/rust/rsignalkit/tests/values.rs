@@ -191,3 +191,48 @@ fn every_public_type_is_debug() {
     drop(stream);
     drop(subscription);
 }
+
+/// `levels` arrays, one inside the other, around a number.
+fn nested(levels: usize) -> AnyValue {
+    let mut value = AnyValue::Int(1);
+    for _ in 0..levels {
+        value = AnyValue::Array(vec![value]);
+    }
+    value
+}
+
+/// Takes `value` apart one level at a time (a derived drop of a value
+/// nested thousands deep recurses as deep).
+fn dismantle(mut value: AnyValue) {
+    while let AnyValue::Array(mut items) = value {
+        value = items.pop().unwrap_or(AnyValue::Nil);
+    }
+}
+
+#[test]
+fn an_any_value_nested_past_the_limit_is_refused_without_walking_it() {
+    let _serial = common::serial();
+    // On a thread of 256 KiB: a conversion that walked 20,000 levels before
+    // the library's check overflowed even 8 MiB (a debug build: 10,000).
+    std::thread::Builder::new()
+        .stack_size(256 << 10)
+        .spawn(|| {
+            let at_limit = nested(rsignalkit::sys::SK_VALUE_MAX_DEPTH as usize);
+            assert!(at_limit.to_value().is_ok());
+            dismantle(at_limit);
+            for levels in [rsignalkit::sys::SK_VALUE_MAX_DEPTH as usize + 1, 20_000] {
+                let deep = nested(levels);
+                let error = deep.to_value().expect_err("a value nested past the limit converted");
+                assert_eq!(error.status(), rsignalkit::sys::SK_ERR_INVALID_ARGUMENT, "{}", error);
+                assert!(error.message().contains("SK_VALUE_MAX_DEPTH"), "{}", error);
+                dismantle(deep);
+            }
+            let pipe = Pipe::<AnyValue>::new().unwrap();
+            let refused = pipe.put(nested(rsignalkit::sys::SK_VALUE_MAX_DEPTH as usize + 1)).err();
+            assert_eq!(refused.map(|e| e.status()), Some(rsignalkit::sys::SK_ERR_INVALID_ARGUMENT));
+        })
+        .unwrap()
+        .join()
+        .unwrap();
+    assert_eq!(live_objects(), 0);
+}
