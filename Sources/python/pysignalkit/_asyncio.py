@@ -339,7 +339,9 @@ class _AsyncOperators(_SignalCore[T_co]):
         concurrent future; an asyncio future's loop), or at once when it is
         done already. Each subscription waits for the same future; a
         disposed one receives nothing (RxPY's from_future). TypeError
-        unless a future."""
+        unless a future. The signal keeps the future, so its exception
+        raised in frames that hold the signal is a cycle the garbage
+        collector does not see (python.md, "Errors")."""
         if not isinstance(future, (concurrent.futures.Future, asyncio.Future)):
             raise TypeError(f"signalkit: from_future: {type(future).__name__} is not a concurrent.futures.Future "
                             "or an asyncio future")

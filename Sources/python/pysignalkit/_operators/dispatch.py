@@ -30,8 +30,10 @@ class _DispatchOperators(_DispatchStandard[T_co]):
         waiting. On a host queue the events that arrive meanwhile wait for
         its next drain(), so that a source emitting faster than the
         callbacks run cannot hold one drain() (or an asyncio loop draining
-        its queue) for ever; on other queues the same task delivers them
-        too, until none is left.
+        its queue) for ever, though its batches, and each drain(), grow as
+        it outruns them (a capacity bounds both: python.md, "Threads and
+        asyncio"); on other queues the same task delivers them too, until
+        none is left.
 
         Without `capacity` the values waiting are not bounded. With it
         (sk_signal_deliver_on_bounded), at most `capacity` values wait and
