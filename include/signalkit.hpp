@@ -641,6 +641,24 @@ public:
         set_nil();
         detail::check(sk_value_set_bytes(&v_, data.data(), data.size()));
     }
+    /* The same for what converts to one of those spans (a std::array of
+     * bytes, a std::vector<std::byte>), taken directly: a conversion to a
+     * value through a span would be two user conversions, which C++ does
+     * not make where a value is expected (pipe.put(v), a value argument). */
+    template <class R, std::enable_if_t<!std::is_array<R>::value &&
+                                            (std::is_convertible<const R &, std::span<const std::uint8_t>>::value ||
+                                             std::is_convertible<const R &, std::span<const std::byte>>::value),
+                                        int> = 0>
+    value(const R &range) {
+        set_nil();
+        if constexpr (std::is_convertible<const R &, std::span<const std::uint8_t>>::value) {
+            std::span<const std::uint8_t> data(range);
+            detail::check(sk_value_set_bytes(&v_, data.data(), data.size()));
+        } else {
+            std::span<const std::byte> data(range);
+            detail::check(sk_value_set_bytes(&v_, data.data(), data.size()));
+        }
+    }
 #endif
     /* Bytes: a copy of `data` (sk_value_set_bytes). */
     value(const bytes &data) {

@@ -45,6 +45,31 @@ SK_TEST(cxx20, a_span_of_bytes_is_a_bytes_value) {
     cr_assert_eq(total, 256u);
 }
 
+/* Where a value is expected (a put, a promise's set, a single), a byte
+ * container converts at once: through a span it took two user conversions,
+ * which C++ does not make there ("cannot convert std::vector<std::byte> to
+ * const signalkit::value &"). */
+static sk::value through_a_parameter(const sk::value &v) {
+    return v;
+}
+
+SK_TEST(cxx20, byte_containers_convert_where_a_value_is_expected) {
+    std::vector<std::byte> bytes{std::byte{1}, std::byte{2}};
+    std::array<std::uint8_t, 3> raw{3, 4, 5};
+    std::array<std::byte, 1> one{std::byte{6}};
+    cr_assert(through_a_parameter(bytes).as<sk::bytes>() == (sk::bytes{1, 2}));
+    cr_assert(through_a_parameter(raw).as<sk::bytes>() == (sk::bytes{3, 4, 5}));
+    sk::value assigned = one;
+    cr_assert(assigned.as<sk::bytes>() == (sk::bytes{6}));
+    auto pipe = sk::pipe::create();
+    std::vector<sk::bytes> got;
+    auto d = pipe.signal().start([&got](std::span<const std::uint8_t> b) { got.emplace_back(b.begin(), b.end()); });
+    pipe.put(bytes);
+    pipe.put(raw);
+    cr_assert(got == (std::vector<sk::bytes>{{1, 2}, {3, 4, 5}}));
+    /* A C array still stops at the pointer's static_assert (compile_fail). */
+}
+
 SK_TEST(cxx20, char8_t_text_is_a_string_value) {
     sk::value literal(u8"héllo");
     cr_assert(literal.kind() == sk::kind::string);
