@@ -127,18 +127,15 @@ final class _DeliverOnQueueState<T, E>: _QueueWork, @unchecked Sendable {
             dispatch = true
         }
         if dispatch {
+            // The drain's place in the queue's count, claimed under the
+            // mutex so that the ticket and the count agree (on a concurrent
+            // queue the ticket is never read).
             self.queued += 1
-            if self.queue.isOrdered {
-                self.ticket = self.queue.claimEnqueued()
-            }
+            self.ticket = self.queue.claimEnqueued()
         }
         self.mutex.unlock()
         if dispatch {
-            if self.queue.isOrdered {
-                self.queue.justDispatch(claimed: self)
-            } else {
-                self.queue.justDispatch(self)
-            }
+            self.queue.justDispatch(claimed: self)
         }
     }
 
