@@ -9,7 +9,8 @@
  * time operators' clock: the only queues used, so a run is deterministic).
  * Every operator of signalkit.h is applied (apply_operator): through its
  * shape (fuzz_operators.h, generated from the operator table), or, the
- * loops and group_by, by a case of their own. The operator byte is a slot
+ * loops and group_by, by a case of their own; so is a custom operator made
+ * with sk_signal_create_over (custom_operator.h). The operator byte is a slot
  * number, never reduced modulo the count of operators, so that adding one
  * keeps the meaning of every committed input. Steps create,
  * chain, start, put values of every kind, dispose, release, drain and
@@ -41,6 +42,7 @@
 #include "signalkit_test.h"
 #include "int_callbacks.h"
 #include "fuzz_operators.h"
+#include "custom_operator.h"
 
 #define FAIL(...)                                                              \
     do {                                                                       \
@@ -416,6 +418,10 @@ static void count_drop(void *ctx, const sk_value *value, uint64_t dropped) {
     drops_seen += dropped > 0;
 }
 
+/* The custom operator (custom_operator.h: a map made with
+ * sk_signal_create_over), an entry as the list's are. */
+static const fuzz_operator FUZZ_CUSTOM_MAP = { "custom map", &SK_TEST_CUSTOM_OPERATORS[0], false };
+
 /* An operator of the list (fuzz_operators.h, generated from the operator
  * table), its arguments those of the hand-written cases; read from the
  * input, in the order of its kinds: a count (1 to 3 where it must be
@@ -435,6 +441,16 @@ static int apply_standard(const fuzz_operator *f, input *in, sk_signal **out, sk
         .other = other, .signals = pair, .signal_count = 2, .look = look, .work = nothing, .inner = single_of,
         .action = take_small, .make = again, .on_drop = count_drop,
     };
+    if (f == &FUZZ_CUSTOM_MAP) {
+        /* Its map runs in its relay, an observer's callback, where
+         * sk_callback_fail does nothing but fail: the map that never fails.
+         * Its context is a user pointer, whose one release the end checks. */
+        a.map = sk_test_add_one;
+        if (pointer_count < MAX_POINTERS) {
+            a.ctx = &pointer_releases[pointer_count++];
+            a.release = pointer_release;
+        }
+    }
     for (size_t k = 0; k < SK_TEST_MAX_KINDS && op->kinds[k] != SK_ARG_NONE; k++) {
         switch (op->kinds[k]) {
         case SK_ARG_COUNT:
@@ -508,6 +524,11 @@ static void apply_operator(input *in) {
          * advance (at most 1.75 s) runs a few. */
         count = 8;
         status = sk_signal_retry(&out, s, seconds_of(in, true), 2.0, clock_queue);
+        break;
+    case 57:
+        /* The custom operator, which the operator table cannot list (it is
+         * the test's code): applied through its shape as the list's are. */
+        status = apply_standard(&FUZZ_CUSTOM_MAP, in, &out, s, signals[other]);
         break;
     default:
         if (FUZZ_OPERATORS[which].op == NULL) {

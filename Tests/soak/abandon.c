@@ -8,6 +8,7 @@
  * concurrent, host-drained and never drained); then a pipeline of 1 to 6
  * random stages over them: every C operator (../common/operator_list.h,
  * generated from the operator table, so a new operator joins by itself),
+ * the custom operators (../common/custom_operator.h: sk_signal_create_over),
  * combine_latest more often (with or without a queue, nested over itself). It starts 1 to 3 subscriptions (plain observers,
  * slow ones, ones that keep a copy of each value, ones that dispose their
  * own subscription from inside next), puts values from the worker, from a
@@ -17,7 +18,8 @@
  *
  * Checked: no crash (the release library's combine_latest use-after-free
  * crashed this within seconds before its fix, see `_sks_handoff`); every
- * observer released exactly once; once everything has drained,
+ * observer, and every custom operator's context, released exactly once;
+ * once everything has drained,
  * sk_live_objects() is 0. An observer never released is reported with where
  * it was made: its worker, the round's number in that worker's sequence and
  * the round's pipeline ("s6 = sk_signal_queue_bounded(s5; ...)").
@@ -50,8 +52,9 @@
  * thread).
  *
  * Usage: abandon [seconds [seed [threads [index]]]]; with an index into the
- * operator list, the rounds use that operator and combine_latest only (to
- * find which operator a failure needs). The seed is printed; the same
+ * operator list (past its end: into the custom operators), the rounds use
+ * that operator and combine_latest only (to find which operator a failure
+ * needs). The seed is printed; the same
  * seed gives every worker the same sequence of rounds (which pipelines,
  * which observers, which release orders), while the threads' interleaving
  * is the machine's.
@@ -73,6 +76,7 @@
 
 #include "signalkit.h"
 #include "operator_list.h"
+#include "custom_operator.h"
 
 #define MAX_THREADS 16
 #define MAX_STAGES 6
@@ -84,6 +88,9 @@ static atomic_long observers_made, observers_released, threads_running, double_r
 /* Room signals of puts made without waiting (sk_nowait_begin), and their
  * completions. */
 static atomic_long rooms_made, rooms_kept, rooms_completed;
+/* The custom operators' contexts: made, and released by their `release`
+ * (more releases than contexts: one was released twice). */
+static atomic_long contexts_made, contexts_released;
 
 /* A worker's random numbers (xorshift64*): one stream per worker. */
 typedef struct { uint64_t s; } rng;
@@ -350,6 +357,15 @@ static void release_signal(void *ctx) {
     sk_signal_release(ctx);
 }
 
+/* The context the soak gives a custom operator: only counted, so that a
+ * second release is a count too high, not a write into freed memory. */
+static char counted_context;
+
+static void release_counted_context(void *ctx) {
+    (void)ctx;
+    atomic_fetch_add(&contexts_released, 1);
+}
+
 /* ------------------------------------------------------------------------ */
 /* A round                                                                   */
 /* ------------------------------------------------------------------------ */
@@ -487,6 +503,13 @@ static sk_queue *any_queue(round_state *r, rng *g) {
  * depth limit, a queue kind an operator does not take). */
 static int only = -1;
 
+/* The operators a stage may apply: the table's, then the custom ones. */
+#define OPERATOR_COUNT (SK_TEST_OPERATOR_COUNT + SK_TEST_CUSTOM_OPERATOR_COUNT)
+
+static const sk_test_operator *operator_at(size_t i) {
+    return i < SK_TEST_OPERATOR_COUNT ? &SK_TEST_OPERATORS[i] : &SK_TEST_CUSTOM_OPERATORS[i - SK_TEST_OPERATOR_COUNT];
+}
+
 /* combine_latest of two or three signals of the round, the newest first,
  * with a queue or without: the operator whose use-after-free this soak
  * found, given more rounds than the others. */
@@ -509,14 +532,14 @@ static sk_signal *combine(round_state *r, rng *g) {
 static sk_signal *add_stage(round_state *r, rng *g) {
     sk_signal *in = any_signal(r, g);
     sk_signal *out = NULL;
-    unsigned choice = pick(g, (unsigned)SK_TEST_OPERATOR_COUNT + 4);
+    unsigned choice = pick(g, (unsigned)OPERATOR_COUNT + 4);
     if (only >= 0) {
-        choice = pick(g, 2) == 0 ? (unsigned)only : (unsigned)SK_TEST_OPERATOR_COUNT;
+        choice = pick(g, 2) == 0 ? (unsigned)only : (unsigned)OPERATOR_COUNT;
     }
-    if (choice >= SK_TEST_OPERATOR_COUNT) {
+    if (choice >= OPERATOR_COUNT) {
         return combine(r, g);
     }
-    const sk_test_operator *op = &SK_TEST_OPERATORS[choice];
+    const sk_test_operator *op = operator_at(choice);
     if (strcmp(op->name, "sk_signal_restart") == 0 || strcmp(op->name, "sk_signal_restart_if_error") == 0) {
         /* They resubscribe at once, forever, by design: over an input that
          * ends during its start (an error of a queue over values that are
@@ -550,18 +573,27 @@ static sk_signal *add_stage(round_state *r, rng *g) {
     a.flag = pick(g, 2) == 0;
     a.capacity = 1 + pick(g, 4);
     a.overflow = policies[pick(g, 4)];
+    sk_signal *given = NULL;
     if (sk_test_takes(op, SK_ARG_INNER) || sk_test_takes(op, SK_ARG_MAKE)) {
         /* The signal they give: one of the round's, kept by the stage. */
-        a.ctx = sk_signal_retain(any_signal(r, g));
+        given = sk_signal_retain(any_signal(r, g));
+        a.ctx = given;
         a.release = release_signal;
+    } else if (choice >= SK_TEST_OPERATOR_COUNT) {
+        /* The custom operator runs this release once its own context
+         * goes (custom_operator.h): counted, so that the end sees that
+         * context never released or released twice. */
+        atomic_fetch_add(&contexts_made, 1);
+        a.ctx = &counted_context;
+        a.release = release_counted_context;
     }
     op->call(&out, &a);
     r->next_loops = strcmp(op->name, "sk_signal_retry") == 0 || loops(r, in) || loops(r, inputs[1]) ||
-                    loops(r, a.other) || (a.ctx != NULL && loops(r, a.ctx));
+                    loops(r, a.other) || (given != NULL && loops(r, given));
     describe(r, "s%d = %s(s%d; other s%d, s%d; q%d; capacity %zu, overflow %d; ctx s%d); ",
              out != NULL ? r->signal_count : -1, op->name, index_of(r, in), index_of(r, inputs[1]),
              index_of(r, a.other), a.queue == r->queues[0] ? 0 : 1, a.capacity, (int)a.overflow,
-             a.ctx != NULL ? index_of(r, a.ctx) : -1);
+             given != NULL ? index_of(r, given) : -1);
     return out;
 }
 
@@ -894,20 +926,20 @@ int main(int argc, char **argv) {
         fprintf(stderr, "abandon: threads must be 1 to %d\n", MAX_THREADS);
         return 2;
     }
-    if (only >= 0 && (size_t)only >= SK_TEST_OPERATOR_COUNT) {
-        fprintf(stderr, "abandon: the operator index must be 0 to %zu\n", (size_t)SK_TEST_OPERATOR_COUNT - 1);
+    if (only >= 0 && (size_t)only >= OPERATOR_COUNT) {
+        fprintf(stderr, "abandon: the operator index must be 0 to %zu\n", (size_t)OPERATOR_COUNT - 1);
         return 2;
     }
     if (only >= 0) {
-        printf("abandon: %d threads for %.0f s, %s (operator %d of the table) and combine_latest; seed %llu "
+        printf("abandon: %d threads for %.0f s, %s (operator %d) and combine_latest; seed %llu "
                "(replay: abandon %.0f %llu %d %d)\n",
-               threads, seconds_to_run, SK_TEST_OPERATORS[only].name, only, (unsigned long long)base_seed,
+               threads, seconds_to_run, operator_at((size_t)only)->name, only, (unsigned long long)base_seed,
                seconds_to_run, (unsigned long long)base_seed, threads, only);
     } else {
-        printf("abandon: %d threads for %.0f s, %zu operators of the table and combine_latest; seed %llu "
+        printf("abandon: %d threads for %.0f s, %zu operators of the table, %zu custom and combine_latest; seed %llu "
                "(replay: abandon %.0f %llu %d)\n",
-               threads, seconds_to_run, (size_t)SK_TEST_OPERATOR_COUNT, (unsigned long long)base_seed,
-               seconds_to_run, (unsigned long long)base_seed, threads);
+               threads, seconds_to_run, (size_t)SK_TEST_OPERATOR_COUNT, (size_t)SK_TEST_CUSTOM_OPERATOR_COUNT,
+               (unsigned long long)base_seed, seconds_to_run, (unsigned long long)base_seed, threads);
     }
     fflush(stdout);
     pthread_t workers[MAX_THREADS];
@@ -947,15 +979,18 @@ int main(int argc, char **argv) {
      * to wait on, do: Tests/C/support.c). */
     double deadline = now() + 60.0;
     while ((atomic_load(&threads_running) != 0 || atomic_load(&observers_released) != atomic_load(&observers_made) ||
-            sk_live_objects() != 0 || atomic_load(&rooms_completed) < atomic_load(&rooms_kept)) &&
+            atomic_load(&contexts_released) < atomic_load(&contexts_made) || sk_live_objects() != 0 ||
+            atomic_load(&rooms_completed) < atomic_load(&rooms_kept)) &&
            now() < deadline) {
         sched_yield();
     }
     long live = sk_live_objects();
     long made = atomic_load(&observers_made), released = atomic_load(&observers_released);
-    printf("abandon: %ld rounds, %ld observers made, %ld released, %ld released twice, %ld objects alive; "
-           "%ld room signals of puts made without waiting, %ld completed\n", rounds,
-           made, released, atomic_load(&double_releases), live, atomic_load(&rooms_made), atomic_load(&rooms_completed));
+    long contexts = atomic_load(&contexts_made), released_contexts = atomic_load(&contexts_released);
+    printf("abandon: %ld rounds, %ld observers made, %ld released, %ld released twice, %ld custom operators' "
+           "contexts made, %ld releases of them, %ld objects alive; %ld room signals of puts made without waiting, "
+           "%ld completed\n", rounds, made, released, atomic_load(&double_releases), contexts, released_contexts,
+           live, atomic_load(&rooms_made), atomic_load(&rooms_completed));
     if (live != 0) {
         sk_live_objects_print(stderr);
     }
@@ -966,8 +1001,8 @@ int main(int argc, char **argv) {
     if (completed < kept || completed > atomic_load(&rooms_made)) {
         printf("abandon: %ld room signals were kept undisposed, %ld completed\n", kept, completed);
     }
-    if (live != 0 || made != released || atomic_load(&double_releases) != 0 || !flat || completed < kept ||
-        completed > atomic_load(&rooms_made)) {
+    if (live != 0 || made != released || contexts != released_contexts || atomic_load(&double_releases) != 0 ||
+        !flat || completed < kept || completed > atomic_load(&rooms_made)) {
         printf("abandon: FAILED (seed %llu)\n", (unsigned long long)base_seed);
         return 1;
     }
