@@ -104,7 +104,10 @@ class Queue(_Handle):
         return cls(pointer.value)
 
     def fileno(self) -> int:
-        """A host queue's descriptor: readable while work is pending."""
+        """A host queue's descriptor: readable while work is pending.
+        The queue owns it: do not close it (nor hand it to something that
+        will, such as os.fdopen() or a file object); poll it, or give it to
+        loop.add_reader() or selectors."""
         fd = c_int()
         _check(self._call(C.queue_host_fd, byref(fd)))
         return fd.value
