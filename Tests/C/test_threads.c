@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "support.h"
+#include "../common/int_callbacks.h"
 
 /* A barrier start: every thread waits until all are ready. */
 typedef struct start_line {
@@ -954,19 +955,6 @@ static void fork_race_next(void *ctx, const sk_value *value) {
     (*(long *)ctx)++;
 }
 
-static void fork_race_plus_one(void *ctx, const sk_value *value, sk_value *out) {
-    (void)ctx;
-    int64_t n = 0;
-    sk_inline_value_get_int64(value, &n);
-    sk_inline_value_set_int64(out, n + 1);
-}
-
-static bool fork_race_keep(void *ctx, const sk_value *value) {
-    (void)ctx;
-    (void)value;
-    return true;
-}
-
 static void fork_race_keep_first(void *ctx, const sk_value *accumulator, const sk_value *value, sk_value *out) {
     (void)ctx;
     (void)value;
@@ -988,8 +976,8 @@ static void *fork_race_first_uses(void *arg) {
     sk_signal *both[2] = {source, source};
     sk_value zero = int_value(0);
     int n = 0, failed = 0;
-    failed |= sk_signal_map(&made[n++], source, fork_race_plus_one, NULL, NULL);
-    failed |= sk_signal_filter(&made[n++], source, fork_race_keep, NULL, NULL);
+    failed |= sk_signal_map(&made[n++], source, sk_test_add_one, NULL, NULL);
+    failed |= sk_signal_filter(&made[n++], source, sk_test_keep_even, NULL, NULL);
     failed |= sk_signal_distinct_until_changed(&made[n++], source);
     failed |= sk_signal_take(&made[n++], source, 5);
     failed |= sk_signal_pairwise(&made[n++], source);
