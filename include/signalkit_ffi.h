@@ -335,8 +335,8 @@ void sk_ffi_signature_release(sk_ffi_signature *signature);
  * @par Values that do not convert
  * How a value that does not convert to the type a callback takes (a string
  * for "i64", 2^40 for "i32", -1 for "u64", a string with an embedded NUL for
- * "str", ...) or a result that does not convert back (a NULL "str", a "u64"
- * above INT64_MAX) is handled, everywhere in this library:
+ * "str", ...) or a result that does not convert back (a NULL "str", a NULL
+ * "value", a "u64" above INT64_MAX) is handled, everywhere in this library:
  *
  * - the function is not called with that value (for a result: the result
  *   is dropped); values before it were delivered as usual;

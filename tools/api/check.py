@@ -31,7 +31,8 @@ add where.
   docs       every group, function, callback, handle, constant, enum, enum
              value, struct and struct field (union members too) has a brief (a header comment
              that describe.py reads), and no text of api.json keeps a Doxygen
-             command but @ref (a tag whose text ran into another's).
+             command but @ref (a tag whose text ran into another's); every
+             @ref names a group or a main page's section that api.json holds.
 
 The intended gaps are listed in tools/api/exceptions.txt, one a line with its
 reason; an entry that no longer excuses anything fails too (remove it).
@@ -690,6 +691,25 @@ def check_docs(api, report):
                 if not member.get("brief"):
                     report(f"include/{struct['header']}:{struct['line']}: the field {path} of the struct "
                            f"{struct['name']} has no brief in api.json: {fix}")
+    # Every @ref names what api.json holds: a group, or a section of a
+    # header's main page (signalkit.h's conventions), so that a reader of
+    # api.json alone finds what a text refers to.
+    targets = {group["name"] for group in api["groups"]} | {section["name"] for section in api.get("sections", [])}
+
+    def refs(item, where):
+        if isinstance(item, str):
+            for name in re.findall(r"@ref (\w+)", item):
+                if name not in targets:
+                    report(f"api.json: {where} refers to @ref {name}, which is no group and no section of "
+                           f"api.json: name a @defgroup or a @section of a header's @mainpage")
+        elif isinstance(item, dict):
+            for key, value in item.items():
+                refs(value, f"{where}.{key}" if key != "name" else f"{where}[{item.get('name')}]")
+        elif isinstance(item, list):
+            for value in item:
+                refs(value, where)
+    for key in ("sections", "groups", "functions", "callbacks", "handles", "structs", "enums", "constants"):
+        refs(api.get(key, []), key)
 
 
 # --------------------------------------------------------------------------

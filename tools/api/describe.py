@@ -172,6 +172,24 @@ def brief_of(text, comments, start, end):
         parse_doc(doc_before(text, comments, start))["brief"]
 
 
+def main_page_sections(text, header):
+    """The sections of a header's @mainpage comment (signalkit.h's
+    "conventions", the rules every function follows, which the other texts
+    name with @ref): name, title, header and text (its paragraphs and list
+    items, as a function's details)."""
+    sections = []
+    for match in re.finditer(r"/\*\*(?!/).*?\*/", text, re.S):
+        body = comment_body(match.group(0))
+        if "@mainpage" not in body:
+            continue
+        for part in re.split(r"(?m)^@section\s+", body)[1:]:
+            name, _, rest = part.partition(" ")
+            title, _, content = rest.partition("\n")
+            sections.append({"name": name.strip(), "title": title.strip(), "header": header,
+                             "text": paragraphs(content)})
+    return sections
+
+
 def groups_by_line(text, header):
     """(groups, group of each line): @defgroup NAME Title ... @{ opens,
     /** @} */ closes."""
@@ -182,8 +200,10 @@ def groups_by_line(text, header):
         if defined and "@{" in body:
             brief = re.search(r"@brief\s+(.*?)(?:\n\s*\n|\n\s*@|$)", body, re.S)
             errors = re.search(r"@par Errors[^\n]*\n(.*?)(?:\n\s*\n|@par|$)", body, re.S)
+            # The details as a function's: the @defgroup line is no text.
+            doc = parse_doc(re.sub(r"@defgroup[^\n]*", "", body))
             groups.append({"name": defined.group(1), "title": defined.group(2).strip(), "header": header,
-                           "brief": squash(brief.group(1)) if brief else "",
+                           "brief": squash(brief.group(1)) if brief else "", "details": doc["details"],
                            "errors": codes(errors.group(1)) if errors else []})
             events.append((line_of(text, match.start()), "open", defined.group(1)))
         elif body.strip() == "@}":
@@ -279,10 +299,11 @@ def declaration_at(text, line):
 def describe(cc):
     texts = {header: read(os.path.join("include", header)) for header, _ in HEADERS}
     library_of = dict(HEADERS)
-    api = {"format": FORMAT, "version": None, "headers": [], "groups": [], "constants": [], "enums": [],
-           "handles": [], "structs": [], "callbacks": [], "functions": []}
+    api = {"format": FORMAT, "version": None, "headers": [], "sections": [], "groups": [], "constants": [],
+           "enums": [], "handles": [], "structs": [], "callbacks": [], "functions": []}
     group_lines = {}
     for header, library in HEADERS:
+        api["sections"].extend(main_page_sections(texts[header], header))
         groups, current = groups_by_line(texts[header], header)
         api["groups"].extend(groups)
         group_lines[header] = current
@@ -307,19 +328,21 @@ def describe(cc):
                                          "brief": parse_doc(doc_before(text, comments, match.start()))["brief"]})
             for match in re.finditer(r"(?m)^typedef struct (" + IDENT + r") (" + IDENT + r");", text):
                 api["handles"].append({"name": match.group(2), **where(match.start()),
-                                       "brief": brief_of(text, comments, match.start(), match.end())})
+                                       "brief": brief_of(text, comments, match.start(), match.end()),
+                                       "details": parse_doc(doc_before(text, comments, match.start()))["details"]})
             for match in re.finditer(r"(?m)^typedef enum (" + IDENT + r") \{(.*?)\} (" + IDENT + r");", text, re.S):
                 values = []
                 body_start = match.start(2)
                 for item in re.finditer(r"(SK_[A-Z0-9_]+)\s*=\s*(-?\d+)\s*,?", match.group(2)):
                     values.append({"name": item.group(1), "brief": brief_of(text, comments, body_start + item.start(),
                                                                             body_start + item.end(2))})
+                doc = parse_doc(doc_before(text, comments, match.start()))
                 api["enums"].append({"name": match.group(3), **where(match.start()),
-                                     "brief": parse_doc(doc_before(text, comments, match.start()))["brief"],
-                                     "values": values})
+                                     "brief": doc["brief"], "details": doc["details"], "values": values})
             for match in re.finditer(r"(?m)^typedef struct (" + IDENT + r") \{(.*?)\n\} (" + IDENT + r");", text, re.S):
+                doc = parse_doc(doc_before(text, comments, match.start()))
                 api["structs"].append({"name": match.group(3), **where(match.start()),
-                                       "brief": parse_doc(doc_before(text, comments, match.start()))["brief"],
+                                       "brief": doc["brief"], "details": doc["details"],
                                        "fields": struct_fields(match.group(2), text, comments, match.start(2))})
             for match in re.finditer(r"(?m)^typedef ([^;(]*?)\(\*(" + IDENT + r")\)\((.*?)\);", text, re.S):
                 doc = parse_doc(doc_before(text, comments, match.start()))
