@@ -2562,8 +2562,7 @@ int sk_nowait_end(sk_signal **room);
  *                  under a lock of the library, possibly on several
  *                  producing threads at once.
  * @param ctx       Passed to `on_drop` and `release`.
- * @param release   May be NULL; see @ref operators. With `count` 0 nothing
- *                  can be dropped: it runs before this returns.
+ * @param release   May be NULL; see @ref operators.
  * @return SK_OK, or an error of @ref operators.
  * @par Thread safety
  *   Any thread. Values, the error and the completion are delivered one at a
@@ -2621,7 +2620,11 @@ int sk_signal_deliver_on_bounded(sk_signal **out, sk_signal *signal, sk_queue *q
  * when that thread has also put into another of the signals, or is the
  * thread starting the signals and has some still to start (it would wait
  * for itself), the stream fails instead ("... cannot block: ..."); not
- * detected: any other thread that will feed another signal later. Each value
+ * detected: a thread that will feed another signal later, another thread
+ * or this same one (a single thread that feeds every signal in turn, such
+ * as the thread running a virtual-time or host-drained queue whose work
+ * puts into them, hot marbles on one queue for instance, then waits for
+ * ever: give such a zip another policy). Each value
  * dropped is passed to `on_drop`, also one that a signal puts after the
  * failure while the error is still on its way to the consumer (it ends the
  * subscription and disposes the signals when it gets there; a value put

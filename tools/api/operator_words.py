@@ -244,7 +244,8 @@ it. Every event is delivered on `queue` (sk_signal_throttle).
 
 Not RxPY's throttle_first, which delivers the first value of a
 window at once and drops the rest: this delivers the last one, at
-the window's end (RxJS's throttleTime with trailing: true).""",
+the window's end (RxJS's auditTime; throttleTime only with leading: false,
+trailing: true).""",
     },
     "sk_signal_buffer_time": {
         "signature": '(self, seconds: float, queue: Optional[Queue] = None) -> "Signal[List[Any]]"',

@@ -251,7 +251,8 @@ class _ThrottleStandard(_SignalCore[T_co]):
 
         Not RxPY's throttle_first, which delivers the first value of a
         window at once and drops the rest: this delivers the last one, at
-        the window's end (RxJS's throttleTime with trailing: true)."""
+        the window's end (RxJS's auditTime; throttleTime only with leading: false,
+        trailing: true)."""
         seconds = _seconds_arg(seconds, "throttle")
         on = _time_queue(queue, "throttle")  # held through the call: a default queue's only handle
         return _new_signal(C.signal_throttle, self, seconds, on)
