@@ -649,16 +649,19 @@ public:
                                             (std::is_convertible<const R &, std::span<const std::uint8_t>>::value ||
                                              std::is_convertible<const R &, std::span<const std::byte>>::value),
                                         int> = 0>
-    value(const R &range) {
-        set_nil();
+    value(const R &range) : value(byte_span(range)) {}
+
+private:
+    /* The span of `range` that one of the constructors above takes. */
+    template <class R> static auto byte_span(const R &range) {
         if constexpr (std::is_convertible<const R &, std::span<const std::uint8_t>>::value) {
-            std::span<const std::uint8_t> data(range);
-            detail::check(sk_value_set_bytes(&v_, data.data(), data.size()));
+            return std::span<const std::uint8_t>(range);
         } else {
-            std::span<const std::byte> data(range);
-            detail::check(sk_value_set_bytes(&v_, data.data(), data.size()));
+            return std::span<const std::byte>(range);
         }
     }
+
+public:
 #endif
     /* Bytes: a copy of `data` (sk_value_set_bytes). */
     value(const bytes &data) {

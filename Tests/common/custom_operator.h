@@ -93,6 +93,15 @@ static inline void sk_test_custom_relay_release(void *ctx) {
     free(relay);
 }
 
+/* Ends the subscription of `subscriber` with an error: its upstream will
+ * never deliver (a relay not made, or a start that failed). */
+static inline sk_disposable *sk_test_custom_fail(sk_subscriber *subscriber) {
+    sk_value error;
+    sk_value_set_int64(&error, -1);
+    sk_subscriber_put_error(subscriber, &error);
+    return NULL;
+}
+
 /* The generator: the upstream itself is started on the starting thread,
  * while the generator runs, so the library links that start to
  * `subscriber` (a take below ends a restart loop above). A start that fails
@@ -102,10 +111,7 @@ static inline sk_disposable *sk_test_custom_generate(void *ctx, sk_subscriber *s
     sk_test_custom *custom = ctx;
     sk_test_custom_relay *relay = malloc(sizeof *relay);
     if (relay == NULL) {
-        sk_value error;
-        sk_value_set_int64(&error, -1);
-        sk_subscriber_put_error(subscriber, &error);
-        return NULL;
+        return sk_test_custom_fail(subscriber);
     }
     atomic_fetch_add(&custom->references, 1);
     relay->custom = custom;
@@ -115,10 +121,7 @@ static inline sk_disposable *sk_test_custom_generate(void *ctx, sk_subscriber *s
     };
     sk_disposable *upstream = NULL;
     if (sk_signal_start(&upstream, custom->upstream, &observer) != SK_OK) {
-        sk_value error;
-        sk_value_set_int64(&error, -1);
-        sk_subscriber_put_error(subscriber, &error);
-        return NULL;
+        return sk_test_custom_fail(subscriber);
     }
     return upstream;
 }

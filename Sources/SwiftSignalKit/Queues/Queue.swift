@@ -21,7 +21,8 @@ private let queueSpecificKey = DispatchSpecificKey<QueueSpecific>()
 /// project's `_Mutex`, not Synchronization's `Mutex`: that one keeps each
 /// thread's id in a thread-local for the kernel (a priority-inheriting
 /// futex), which a forked child's thread inherits wrong (shims.c,
-/// `sks_forget_thread_id`, says what that costs; that id it cannot reach).
+/// `sks_forget_thread_id`, says what that costs and corrects the runtime's
+/// own copy; this one it cannot reach).
 private let queueSpecificLock = _Mutex()
 
 /// The mark of `queue`, set now if it has none. Every `Queue` of one dispatch

@@ -839,7 +839,7 @@ impl From<i64> for AnyValue {
 }
 
 /// The array `items` at `depth` (1 for a value's outermost array) as an
-/// `sk_value`: refused with `InvalidArgument` once arrays nest past
+/// `sk_value`: refused (status `SK_ERR_INVALID_ARGUMENT`) once arrays nest past
 /// `SK_VALUE_MAX_DEPTH`, before the conversion walks deeper, so that a value
 /// nested far deeper than that (which the library would refuse) cannot
 /// overflow the converting thread's stack.
