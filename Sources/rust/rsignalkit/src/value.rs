@@ -820,7 +820,9 @@ impl fmt::Debug for Opaque {
 impl AnyValue {
     /// The value read from a borrowed `sk_value`. Never fails: every kind
     /// has a variant, and a value that cannot be read (a kind this crate
-    /// does not know) is an [`AnyValue::Failure`] saying why.
+    /// does not know, or arrays nested more than `SK_VALUE_MAX_DEPTH` deep,
+    /// which the library's operators make of values fed back to them) is an
+    /// [`AnyValue::Failure`] saying why.
     pub fn from_value(value: ValueRef<'_>) -> AnyValue {
         <AnyValue as Value>::from_value(value).unwrap_or_else(|e| AnyValue::Failure(e.message().to_owned()))
     }
@@ -845,10 +847,7 @@ impl From<i64> for AnyValue {
 /// overflow the converting thread's stack.
 fn array_to_value(items: &[AnyValue], depth: i64) -> Result<RawValue, Error> {
     if depth > sys::SK_VALUE_MAX_DEPTH {
-        return Err(Error::new(
-            sys::SK_ERR_INVALID_ARGUMENT,
-            format!("signalkit: arrays nested more than {} deep (the limit is SK_VALUE_MAX_DEPTH)", sys::SK_VALUE_MAX_DEPTH),
-        ));
+        return Err(too_deep());
     }
     let converted = items
         .iter()
@@ -858,6 +857,37 @@ fn array_to_value(items: &[AnyValue], depth: i64) -> Result<RawValue, Error> {
         })
         .collect::<Result<Vec<_>, _>>()?;
     RawValue::array(&converted)
+}
+
+/// Arrays nested past `SK_VALUE_MAX_DEPTH`, for either direction.
+fn too_deep() -> Error {
+    Error::new(
+        sys::SK_ERR_INVALID_ARGUMENT,
+        format!("signalkit: arrays nested more than {} deep (the limit is SK_VALUE_MAX_DEPTH)", sys::SK_VALUE_MAX_DEPTH),
+    )
+}
+
+/// The array `value` at `depth` (1 for a value's outermost array) as an
+/// `AnyValue`: refused once arrays nest past `SK_VALUE_MAX_DEPTH`, before
+/// the conversion walks deeper. The library's operators make arrays one
+/// level deeper than their values without a check (signalkit.h, at
+/// `SK_VALUE_MAX_DEPTH`), so a program that feeds them back can hand this
+/// crate a value nested far deeper than a thread's stack could walk.
+fn array_from_value(value: ValueRef<'_>, depth: i64) -> Result<AnyValue, Error> {
+    if depth > sys::SK_VALUE_MAX_DEPTH {
+        return Err(too_deep());
+    }
+    // A plain loop: an iterator chain's frames, in a debug build, made
+    // each level cost kilobytes of stack.
+    let items = value.items()?;
+    let mut converted = Vec::with_capacity(items.len());
+    for item in items {
+        converted.push(match item.kind() {
+            sys::SK_KIND_ARRAY => array_from_value(item, depth + 1)?,
+            _ => <AnyValue as Value>::from_value(item)?,
+        });
+    }
+    Ok(AnyValue::Array(converted))
 }
 
 impl Value for AnyValue {
@@ -888,7 +918,7 @@ impl Value for AnyValue {
                 Err(_) => AnyValue::Bytes(value.as_str_bytes()?.to_vec()),
             },
             sys::SK_KIND_BYTES => AnyValue::Bytes(value.as_bytes()?.to_vec()),
-            sys::SK_KIND_ARRAY => AnyValue::Array(Vec::<AnyValue>::from_value(value)?),
+            sys::SK_KIND_ARRAY => array_from_value(value, 1)?,
             sys::SK_KIND_POINTER => AnyValue::Pointer(Opaque(RawValue::copy_of(value))),
             sys::SK_KIND_SIGNAL => AnyValue::Signal(value.to_signal()?),
             other => {

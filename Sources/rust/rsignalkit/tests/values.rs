@@ -4,7 +4,7 @@ mod common;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use rsignalkit::{live_objects, AnyValue, Observer, Pipe, Signal, Value};
+use rsignalkit::{live_objects, AnyValue, Observer, Pipe, RawValue, Signal, Value};
 
 fn round_trip<T: Value + Clone + PartialEq + std::fmt::Debug>(value: T) {
     let mut got = Vec::new();
@@ -230,6 +230,77 @@ fn an_any_value_nested_past_the_limit_is_refused_without_walking_it() {
             let pipe = Pipe::<AnyValue>::new().unwrap();
             let refused = pipe.put(nested(rsignalkit::sys::SK_VALUE_MAX_DEPTH as usize + 1)).err();
             assert_eq!(refused.map(|e| e.status()), Some(rsignalkit::sys::SK_ERR_INVALID_ARGUMENT));
+        })
+        .unwrap()
+        .join()
+        .unwrap();
+    assert_eq!(live_objects(), 0);
+}
+
+/// A C value nested `levels` arrays deep, made as the library lets a
+/// program make one: each array `buffer_count(1)` emits is put back into
+/// its pipe, one level deeper than the last (operators' arrays are
+/// unchecked).
+fn deep_library_value(levels: usize) -> RawValue {
+    let pipe = Pipe::<RawValue>::new().unwrap();
+    let last = Arc::new(Mutex::new(None::<RawValue>));
+    let keep = last.clone();
+    let subscription = pipe.signal().buffer_count(1).cast::<RawValue>().subscribe(move |array| *keep.lock().unwrap() = Some(array)).unwrap();
+    pipe.put(RawValue::int64(1)).unwrap();
+    for _ in 1..levels {
+        let value = last.lock().unwrap().take().unwrap();
+        pipe.put(value).unwrap();
+    }
+    drop(subscription);
+    let value = last.lock().unwrap().take().unwrap();
+    value
+}
+
+#[test]
+fn a_library_value_nested_past_the_limit_reads_as_a_failure_without_walking_it() {
+    let _serial = common::serial();
+    // On a thread of 256 KiB: reading 20,000 levels as AnyValue overflowed
+    // the stack before it was bounded.
+    std::thread::Builder::new()
+        .stack_size(256 << 10)
+        .spawn(|| {
+            let limit = rsignalkit::sys::SK_VALUE_MAX_DEPTH as usize;
+            for levels in [limit, limit + 1, 20_000] {
+                let value = deep_library_value(levels);
+                let read = AnyValue::from_value(value.as_ref());
+                if levels <= limit {
+                    let mut depth = 0;
+                    let mut item = &read;
+                    while let AnyValue::Array(items) = item {
+                        depth += 1;
+                        item = &items[0];
+                    }
+                    assert_eq!(item, &AnyValue::Int(1));
+                    assert_eq!(depth, levels, "{} levels read as {} arrays", levels, depth);
+                } else {
+                    match &read {
+                        AnyValue::Failure(message) => assert!(message.contains("SK_VALUE_MAX_DEPTH"), "{}", message),
+                        other => panic!("{} levels read as {:?}", levels, std::mem::discriminant(other)),
+                    }
+                    // The same through a subscription: its failure.
+                    let pipe = Pipe::<RawValue>::new().unwrap();
+                    let ended = Arc::new(Mutex::new(None::<String>));
+                    let end = ended.clone();
+                    let _subscription = pipe
+                        .signal()
+                        .cast::<AnyValue>()
+                        .start(
+                            Observer::new()
+                                .next(|_: AnyValue| panic!("a value nested past the limit was delivered"))
+                                .error(move |e: AnyValue| *end.lock().unwrap() = Some(format!("{:?}", e))),
+                        )
+                        .unwrap();
+                    pipe.put(value.clone()).unwrap();
+                    let ended = ended.lock().unwrap().take().expect("no failure");
+                    assert!(ended.contains("SK_VALUE_MAX_DEPTH"), "{}", ended);
+                }
+                dismantle(read);
+            }
         })
         .unwrap()
         .join()
