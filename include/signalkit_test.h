@@ -258,8 +258,10 @@ int sk_test_signal_cold(sk_signal **out, sk_test_subscriptions **out_subscriptio
  * after the one this call was made in (the clock's frame, rounded down, as
  * for sk_test_signal_cold()), to the subscribers present then; events before `^` are seen by no one; a
  * subscription after the terminal event sees nothing. Where events and a
- * subscription fall in the same frame, the events scheduled first (this
- * call's) come first.
+ * subscription fall in the same frame, the queue's ties decide (submission
+ * order): this call's events come before a subscription that work
+ * scheduled after this call makes, and after one that work scheduled
+ * before this call makes (which so sees that frame's events).
  *
  * @param[out] out  Receives the signal (+1): release it with
  *                  sk_signal_release(); NULL on error.

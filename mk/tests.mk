@@ -211,8 +211,11 @@ test-cmake: $(INSTALL_TREE_NEEDS) ## the CMake package: install, move, configure
 	! grep -n -i warning $(CMAKE_TEST)/build.log
 	$(CMAKE_TEST)/build/app > $(CMAKE_TEST)/app.out
 	diff -u examples/cmake/app.expected $(CMAKE_TEST)/app.out
+	@# Met: the requests below, and the one the installed config's comment shows.
 	set -e; M=$(word 1,$(VERSION_PARTS)) m=$(word 2,$(VERSION_PARTS)) p=$(word 3,$(VERSION_PARTS)); \
-	for request in $$M.$$m $$M.$$m.$$p $$M.$$((m - 1))...$$M.$$((m + 1)) "$$M.0...<$$M.$$((m + 1))"; do \
+	shown=$$(sed -n 's/^#   find_package(SignalKit \([^ ]*\) CONFIG REQUIRED)$$/\1/p' $(CMAKE_PREFIX)/lib/cmake/SignalKit/SignalKitConfig.cmake); \
+	test -n "$$shown" || { echo "SignalKitConfig.cmake shows no find_package request"; exit 1; }; \
+	for request in $$M.$$m $$M.$$m.$$p $$M.$$((m - 1))...$$M.$$((m + 1)) "$$M.0...<$$M.$$((m + 1))" $$shown; do \
 		cmake -S Tests/cmake -B $(CMAKE_TEST)/version -DCMAKE_PREFIX_PATH=$(CMAKE_PREFIX) "-DREQUEST=$$request" > /dev/null; \
 		rm -rf $(CMAKE_TEST)/version; done
 	set -e; M=$(word 1,$(VERSION_PARTS)) m=$(word 2,$(VERSION_PARTS)) p=$(word 3,$(VERSION_PARTS)); \

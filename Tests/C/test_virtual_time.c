@@ -669,6 +669,39 @@ Test(virtual_time, a_hot_signal_plays_once_from_its_subscription_point, .timeout
     expect_no_live_objects(1, queue);
 }
 
+/* A subscription made by work on the queue, for the test below. */
+struct subscribe_later {
+    sk_signal **signal;
+    sk_queue *queue;
+    sk_test_recorder *recorder;
+};
+
+static void subscribe_now(void *ctx) {
+    struct subscribe_later *later = ctx;
+    later->recorder = record(*later->signal, later->queue);
+}
+
+/* signalkit_test.h, sk_test_signal_hot(): events and a subscription in one
+ * frame come in the order they were scheduled on the queue. */
+Test(virtual_time, a_hot_signals_events_and_a_subscription_in_one_frame_come_in_scheduling_order, .timeout = SK_TEST_TIMEOUT) {
+    for (int hot_first = 0; hot_first < 2; hot_first++) {
+        sk_queue *queue = virtual_queue();
+        sk_signal *source = NULL;
+        struct subscribe_later later = {&source, queue, NULL};
+        if (!hot_first)
+            SK_OK_OR_FAIL(sk_queue_after(queue, frames(1), subscribe_now, &later, NULL));
+        SK_OK_OR_FAIL(sk_test_signal_hot(&source, NULL, queue, FRAME, "^-a-b|", NULL, 0, NULL));
+        if (hot_first)
+            SK_OK_OR_FAIL(sk_queue_after(queue, frames(1), subscribe_now, &later, NULL));
+        run(queue);
+        cr_assert_not_null(later.recorder);
+        expect_marbles(later.recorder, hot_first ? "---b|" : "-a-b|");
+        sk_test_recorder_release(later.recorder);
+        sk_signal_release(source);
+        expect_no_live_objects(1, queue);
+    }
+}
+
 Test(virtual_time, test_functions_reject_bad_arguments, .timeout = SK_TEST_TIMEOUT) {
     sk_queue *queue = virtual_queue();
     sk_queue *real = NULL;

@@ -459,8 +459,10 @@ class TestScheduler(_Uncopyable):
         """A hot test signal: `diagram` plays once, from the start of the
         clock's current frame (its `^`, or its start), to whoever is subscribed
         then: events before `^` reach no one, a subscription after the end
-        sees nothing; events and a subscription in one frame: the events
-        first. `values` and `error` as for cold()."""
+        sees nothing; events and a subscription in one frame: in the order
+        they were scheduled on the queue, so a subscription that work
+        scheduled before this call makes sees that frame's events, one
+        scheduled after it does not. `values` and `error` as for cold()."""
         return self._test_signal(C.test_signal_hot, diagram, values, error)
 
     def record(self, signal: Signal[Any]) -> TestRecorder:
