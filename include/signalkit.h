@@ -1802,7 +1802,13 @@ int sk_queue_create(sk_queue **out, const char *name);
  *
  * Its file descriptor (sk_queue_host_fd()) is readable while work is
  * pending, so an epoll/poll/GLib/libuv/asyncio loop can watch it and drain
- * when it fires. Only its handles can drain it: releasing the last one
+ * when it fires. It is signalled anew when work arrives on an empty queue
+ * and when a drain returns leaving work pending (beyond `max_tasks`, or
+ * enqueued meanwhile), so that an edge-triggered watcher (epoll's EPOLLET,
+ * tokio's AsyncFd) may drain once per event. A repeating timer on it
+ * (sk_timer_start()) waits there as one task at most: periods that pass
+ * before the queue is drained are merged into it, as a busy serial queue
+ * merges them. Only its handles can drain it: releasing the last one
  * closes the queue, whatever is pending (the pending work is dropped without
  * running, each `release(ctx)` runs on the releasing thread, the descriptor
  * is closed; deliveries still headed for it are dropped). That holds also
@@ -2051,7 +2057,10 @@ void sk_queue_release(sk_queue *queue);
  *                  nanosecond of virtual time: sk_queue_virtual_run() stops
  *                  at its task limit).
  * @param repeat    Whether the timer fires again every `seconds`.
- * @param fn        Called on `queue` each time the timer fires.
+ * @param fn        Called on `queue` each time the timer fires. Periods
+ *                  that pass while `queue` cannot run it (a serial queue
+ *                  busy with other work, a host-drained queue not drained)
+ *                  are merged into one call.
  * @param ctx       Passed to `fn` and `release`.
  * @param release   May be NULL. Runs once the timer is stopped and no call is
  *                  running (for a one-shot timer that has fired: when its

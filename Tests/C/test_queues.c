@@ -4,7 +4,9 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <signalkit_test.h>
 
@@ -416,6 +418,63 @@ Test(queues, host_work_enqueued_during_drain_waits_for_next_drain, .timeout = SK
     drain_expect(host, 0, 1, NULL);
     cr_assert_eq(counter_get(&q.second_ran), 1);
     cr_assert(!fd_readable_now(fd));
+    counter_destroy(&q.second_ran);
+    expect_no_live_objects(1, host);
+}
+
+/* An edge-triggered epoll set watching `fd` (readable). */
+static int watch_edges(int fd) {
+    int ep = epoll_create1(EPOLL_CLOEXEC);
+    cr_assert_geq(ep, 0, "epoll_create1: %s", strerror(errno));
+    struct epoll_event event = {.events = EPOLLIN | EPOLLET, .data.fd = fd};
+    cr_assert_eq(epoll_ctl(ep, EPOLL_CTL_ADD, fd, &event), 0, "epoll_ctl: %s", strerror(errno));
+    return ep;
+}
+
+/* How many edges `ep` reports now (0 or 1), without waiting. */
+static int edges_now(int ep) {
+    struct epoll_event event;
+    int n = epoll_wait(ep, &event, 1, 0);
+    cr_assert_geq(n, 0, "epoll_wait: %s", strerror(errno));
+    return n;
+}
+
+/* signalkit.h, sk_queue_create_host(): an edge-triggered watcher may drain
+ * once per event. Before, the descriptor was signalled only when work came
+ * to an empty queue: a drain that left work (beyond max_tasks, or enqueued
+ * meanwhile) gave no new edge, and the queue never became empty again. */
+Test(queues, host_fd_gives_an_edge_for_each_drain_that_leaves_work, .timeout = SK_TEST_TIMEOUT) {
+    sk_queue *host = host_queue(NULL);
+    int ep = watch_edges(host_queue_fd(host));
+    order_count = 0;
+    cr_assert_eq(edges_now(ep), 0);
+    for (intptr_t i = 0; i < 3; i++) {
+        SK_OK_OR_FAIL(sk_queue_async(host, append_order, (void *)i, NULL));
+    }
+    cr_assert_eq(edges_now(ep), 1, "no edge when work came");
+    cr_assert_eq(edges_now(ep), 0, "an edge twice for one signal");
+    drain_expect(host, 1, 1, NULL);
+    cr_assert_eq(edges_now(ep), 1, "no edge after a drain that left work beyond max_tasks");
+    drain_expect(host, 0, 2, NULL);
+    cr_assert_eq(edges_now(ep), 0, "an edge after a drain that left nothing");
+
+    /* Work enqueued by another thread during a drain, while the queue held
+     * work still to run. */
+    requeue q;
+    memset(&q, 0, sizeof q);
+    q.host = host;
+    counter_init(&q.second_ran);
+    SK_OK_OR_FAIL(sk_queue_async(host, first_task, &q, NULL));
+    SK_OK_OR_FAIL(sk_queue_async(host, append_order, (void *)3, NULL));
+    cr_assert_eq(edges_now(ep), 1);
+    drain_expect(host, 0, 2, NULL);
+    cr_assert_eq(counter_get(&q.second_ran), 0);
+    cr_assert_eq(edges_now(ep), 1, "no edge for the work enqueued during the drain");
+    drain_expect(host, 0, 1, NULL);
+    cr_assert_eq(counter_get(&q.second_ran), 1);
+    cr_assert_eq(edges_now(ep), 0);
+    cr_assert_eq(order_count, 4);
+    close(ep);
     counter_destroy(&q.second_ran);
     expect_no_live_objects(1, host);
 }
@@ -1010,6 +1069,44 @@ Test(queues, timer_repeating_until_disposed, .timeout = SK_TEST_TIMEOUT) {
     cr_assert_eq(counter_get(&t.j.released), 1);
     cr_assert_eq(t.j.released_before_run, 0);
     timed_job_finish(&t);
+}
+
+static void count_tick(void *ctx) {
+    counter_hit(ctx);
+}
+
+/* signalkit.h, sk_timer_start(): periods that pass while the queue cannot
+ * run the timer merge into one call. On a host-drained queue nobody drains,
+ * each period was a task of its own (a 0 s timer made 100,000 a second);
+ * a serial queue's dispatch timer merged them already. A timer of 1 ms on
+ * a serial queue is the clock: 20 of its periods pass undrained. */
+Test(queues, timer_periods_on_an_undrained_host_queue_merge_into_one_task, .timeout = SK_TEST_TIMEOUT) {
+    sk_queue *host = host_queue(NULL);
+    sk_queue *serial = serial_queue(NULL);
+    counter ticks, clock;
+    counter_init(&ticks);
+    counter_init(&clock);
+    sk_disposable *timer = NULL, *clock_timer = NULL;
+    SK_OK_OR_FAIL(sk_timer_start(&timer, host, 0.001, true, count_tick, &ticks, NULL));
+    for (int round = 1; round <= 2; round++) {
+        int start = counter_get(&clock);
+        if (clock_timer == NULL) {
+            SK_OK_OR_FAIL(sk_timer_start(&clock_timer, serial, 0.001, true, count_tick, &clock, NULL));
+        }
+        cr_assert(counter_wait(&clock, start + 20, SK_WAIT_SECONDS), "the serial queue's timer stopped");
+        cr_assert(fd_wait_readable(host_queue_fd(host), SK_WAIT_SECONDS), "no firing pending after 20 periods");
+        drain_expect(host, 0, 1, "the periods that passed undrained");
+        cr_assert_eq(counter_get(&ticks), round);
+    }
+    sk_disposable_dispose(clock_timer);
+    sk_disposable_release(clock_timer);
+    sk_disposable_dispose(timer);
+    sk_disposable_release(timer);
+    flush_queue(host);
+    counter_destroy(&ticks);
+    counter_destroy(&clock);
+    sk_queue_release(serial);
+    expect_no_live_objects(1, host);
 }
 
 Test(queues, timer_repeating_stopped_by_release, .timeout = SK_TEST_TIMEOUT) {

@@ -38,7 +38,9 @@ public struct QueueCreationError: Error, Equatable, CustomStringConvertible {
 }
 
 /// The pending work of a host-drained queue, with an eventfd that is readable
-/// exactly while work is pending.
+/// exactly while work is pending, and is signalled when work arrives on an
+/// empty queue and when a drain leaves work pending (for edge-triggered
+/// watchers).
 ///
 /// `close()` ends the queue for good: the pending tasks are dropped (released
 /// on the closing thread, outside the lock, without running), the tasks of a
@@ -178,8 +180,18 @@ final class HostQueueExecutor: QueueExecutor, @unchecked Sendable {
             self.tasks.removeFirst(self.head)
             self.head = 0
         }
-        if self.tasks.isEmpty && self.descriptor >= 0 {
-            self.clearPending()
+        if self.descriptor >= 0 {
+            if self.tasks.isEmpty {
+                self.clearPending()
+            } else {
+                // Work is left (beyond `maxTasks`, or enqueued during the
+                // drain, which found the queue not empty and so did not
+                // signal): signal again, so that an edge-triggered watcher
+                // (epoll's EPOLLET, tokio's AsyncFd) hears of it. Without it
+                // such a loop would wait for ever: the queue never becomes
+                // empty, so no later enqueue would signal either.
+                self.signalPending()
+            }
         }
         self.mutex.unlock()
         return ran

@@ -24,6 +24,12 @@ import Dispatch
 /// timer on a queue closed already does the same at once, on the starting
 /// thread. The timer object itself stays valid; `start` does nothing more.
 ///
+/// A repeating timer whose queue cannot run its completion when it fires
+/// (a serial queue busy with other work, a host-drained queue not drained)
+/// runs it once for the periods that passed meanwhile, as a dispatch timer
+/// source does: on a host-drained queue one firing at most waits to be
+/// drained.
+///
 /// Thread-safety: `start` and `invalidate` may be called from any thread; the
 /// completion runs on the timer's queue, never under a lock.
 public final class Timer: @unchecked Sendable {
@@ -39,6 +45,11 @@ public final class Timer: @unchecked Sendable {
     // deinit), and whether the queue's close has ended the timer.
     private var closeToken: UInt64?
     private var endedByClose = false
+    // On a queue with an executor of its own (host-drained, bounded
+    // concurrent): the generation of a firing handed to the queue and not
+    // run yet, during which later firings of that countdown are merged
+    // into it (`claimQueuedFiring`).
+    private var queuedFiring: Int?
     private let timeout: Double
     private let `repeat`: Bool
     // Guarded by `mutex`; nil once the queue's close dropped it.
@@ -118,9 +129,20 @@ public final class Timer: @unchecked Sendable {
         }
         self.mutex.unlock()
         let queue = self.queue
-        timer.setEventHandler { [weak self] in
-            queue.enterFromDispatch {
-                self?.fire(generation)
+        if queue.closableExecutor != nil {
+            timer.setEventHandler { [weak self] in
+                guard let self, self.claimQueuedFiring(generation) else {
+                    return
+                }
+                queue.enterFromDispatch { [weak self] in
+                    self?.runQueuedFiring(generation)
+                }
+            }
+        } else {
+            timer.setEventHandler { [weak self] in
+                queue.enterFromDispatch {
+                    self?.fire(generation)
+                }
             }
         }
         previous?.cancel()
@@ -128,6 +150,33 @@ public final class Timer: @unchecked Sendable {
         if ended {
             timer.cancel()
         }
+    }
+
+    /// Whether a firing of `generation` is to be handed to the queue's
+    /// executor: not while one is waiting there. A dispatch queue merges the
+    /// firings of a timer that it cannot run yet into one (the source's
+    /// event handler runs once); an executor keeps every task it is given,
+    /// so without this a repeating timer on a host-drained queue that nobody
+    /// drains would pile up a task per period without bound.
+    private func claimQueuedFiring(_ generation: Int) -> Bool {
+        self.mutex.lock()
+        defer { self.mutex.unlock() }
+        if self.queuedFiring == generation {
+            return false
+        }
+        self.queuedFiring = generation
+        return true
+    }
+
+    /// A firing handed to the executor runs: later firings are handed to it
+    /// again from now on.
+    private func runQueuedFiring(_ generation: Int) {
+        self.mutex.lock()
+        if self.queuedFiring == generation {
+            self.queuedFiring = nil
+        }
+        self.mutex.unlock()
+        self.fire(generation)
     }
 
     private func fire(_ generation: Int) {

@@ -116,7 +116,12 @@ class Queue(_Handle):
         """Runs a host queue's pending work on the calling thread (at most
         max_tasks; 0: all); returns how many ran. TypeError unless
         max_tasks is an int, ValueError when negative, OverflowError at
-        2**64 or above (never wrapped)."""
+        2**64 or above (never wrapped).
+
+        A close() during the drain (by one of its jobs or another thread)
+        takes effect when the drain returns, as for any call in flight
+        (docs/python.md, "Threads and asyncio"): the drain runs all the jobs
+        it was to run, where C's stops after the running one."""
         max_tasks = _count_arg(max_tasks, "Queue.drain", "max_tasks")
         ran = c_size_t()
         status = _call_with(_draining, C.queue_host_drain, self, max_tasks, byref(ran))
