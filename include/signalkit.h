@@ -529,6 +529,13 @@ int sk_value_set_string(sk_value *out, const char *text);
 /**
  * @brief Makes `*out` a string: a copy of `length` bytes of UTF-8 text
  *        (embedded NULs allowed).
+ *
+ * The bytes are not checked (nor are sk_value_set_string()'s): bytes that
+ * are not UTF-8 travel as they were given, and each binding reads them its
+ * own way (Python with U+FFFD in place of the invalid bytes, Rust as
+ * `AnyValue::Bytes`, or an error where it expects a `String`). Use
+ * SK_KIND_BYTES for bytes that are not text.
+ *
  * @param[out] out  Receives the new value (release it with
  *                  sk_value_release()); overwritten without releasing what it
  *                  held; nil on error.

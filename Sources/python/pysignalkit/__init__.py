@@ -138,7 +138,7 @@ the installed copies the loader finds (library_paths() says which).
 
 from . import _core
 from ._asyncio import SignalIterator, asyncio_queue
-from ._core import (ENV_VAR, MAX_DEPTH, OVERFLOW_BLOCK, OVERFLOW_DROP_NEWEST, OVERFLOW_DROP_OLDEST, OVERFLOW_ERROR,
+from ._core import (ENV_VAR, MAX_DEPTH, MAX_WORKERS, OVERFLOW_BLOCK, OVERFLOW_DROP_NEWEST, OVERFLOW_DROP_OLDEST, OVERFLOW_ERROR,
                     OVERFLOW_LATEST, SHUTDOWN_WAIT_SECONDS, TAKE_COMPLETE, TAKE_PASS, SignalError, SignalKitError,
                     LiveObject, Value, boxed_objects, default_callback_error_hook, ffi_live_objects, from_value,
                     library_paths, live_objects, pending_callbacks, release_value, set_name, to_value, version,
@@ -166,7 +166,7 @@ __all__ = [
     "Signal", "Subscriber", "Disposable", "Pipe", "Promise", "ValuePromise", "Queue", "Signature", "Trampoline",
     "SignalIterator", "asyncio_queue", "SignalError", "SignalKitError", "Value", "TAKE_PASS", "TAKE_COMPLETE", "OVERFLOW_DROP_NEWEST",
     "OVERFLOW_DROP_OLDEST", "OVERFLOW_LATEST", "OVERFLOW_ERROR", "OVERFLOW_BLOCK",
-    "MAX_DEPTH", "SHUTDOWN_WAIT_SECONDS", "ENV_VAR", "live_objects", "LiveObject", "set_name", "ffi_live_objects",
+    "MAX_DEPTH", "MAX_WORKERS", "SHUTDOWN_WAIT_SECONDS", "ENV_VAR", "live_objects", "LiveObject", "set_name", "ffi_live_objects",
     "pending_callbacks",
     "boxed_objects", "wait_released", "from_value", "to_value", "release_value", "version", "library_paths",
     "default_callback_error_hook", "callback_error_hook",

@@ -629,14 +629,24 @@ def _array_count(pointer: Any) -> int:
 
 def from_value(pointer: Any) -> Any:
     """The Python object for a borrowed `const sk_value *` (a ctypes pointer
-    or an address): None, bool, int, float, str, bytes, list (an array), the
-    object a pointer value carries by reference (or, for a foreign pointer,
-    its address), a Signal for a signal value. Nested arrays are converted
-    without recursion."""
+    to a Value, a Value itself, as to_value() gives, or an address): None,
+    bool, int, float, str, bytes, list (an array), the object a pointer value
+    carries by reference (or, for a foreign pointer, its address), a Signal
+    for a signal value. Nested arrays are converted without recursion.
+    TypeError for anything else."""
+    if pointer is None:
+        return None
+    if isinstance(pointer, Value):
+        pointer = ctypes.pointer(pointer)
+    elif isinstance(pointer, int) and not isinstance(pointer, bool):
+        if not pointer:
+            return None
+        pointer = ctypes.cast(pointer, _ValueP)
+    elif not isinstance(pointer, _ValueP):
+        raise TypeError(f"signalkit: from_value takes a pointer to a Value, a Value or an address, "
+                        f"not {type(pointer).__name__}")
     if not pointer:
         return None
-    if isinstance(pointer, int):
-        pointer = ctypes.cast(pointer, _ValueP)
     value = pointer.contents
     if value.kind != KIND_ARRAY:
         return _scalar_from(pointer, value)

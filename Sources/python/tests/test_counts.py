@@ -91,7 +91,8 @@ def test_merge_map_max_concurrent(count):
 
 @pytest.mark.parametrize("count", COUNTS)
 def test_concurrent_queue_max_workers(count):
-    if count > 1024:  # MAX_WORKERS
+    assert sk.MAX_WORKERS == 1024  # public: Queue.concurrent's docstring names it
+    if count > sk.MAX_WORKERS:
         with pytest.raises(ValueError, match=f"max_workers is {count}: a bounded concurrent queue has 1 to 1024 workers"):
             sk.Queue.concurrent(max_workers=count)
         return

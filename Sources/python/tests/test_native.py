@@ -662,6 +662,27 @@ class DeepValueTests(QuietTestCase):
         # tearDown: the arrays built before the refusal were released
 
 
+class FromValueTests(QuietTestCase):
+    """from_value takes what to_value gives, a pointer to it or its
+    address; anything else is a TypeError at the call (docs/python.md: a
+    wrong argument type is a TypeError), not an AttributeError."""
+
+    def test_a_value_a_pointer_and_an_address_read_alike(self):
+        value = sk.to_value([1, "two", [3.5, None]])
+        try:
+            for form in (value, ctypes.pointer(value), ctypes.addressof(value)):
+                self.assertEqual(sk.from_value(form), [1, "two", [3.5, None]])
+        finally:
+            sk.release_value(value)
+        self.assertIsNone(sk.from_value(None))
+        self.assertIsNone(sk.from_value(0))
+
+    def test_anything_else_is_a_type_error(self):
+        for wrong in ("text", 1.5, True, b"\x00", [1]):
+            with self.assertRaisesRegex(TypeError, r"^signalkit: from_value takes a pointer to a Value"):
+                sk.from_value(wrong)
+
+
 class InterruptTests(QuietTestCase):
     """(c) Ctrl-C during a long synchronous emission stops it and reaches
     the caller as KeyboardInterrupt; no made-up value is delivered."""
