@@ -209,31 +209,33 @@ fn dismantle(mut value: AnyValue) {
     }
 }
 
+/// Runs `f` on a thread of 256 KiB and waits for it (a conversion that
+/// walks a value as deep as it is overflows such a stack, where one
+/// bounded by `SK_VALUE_MAX_DEPTH` does not).
+fn on_a_small_stack(f: impl FnOnce() + Send + 'static) {
+    std::thread::Builder::new().stack_size(256 << 10).spawn(f).unwrap().join().unwrap();
+}
+
 #[test]
 fn an_any_value_nested_past_the_limit_is_refused_without_walking_it() {
     let _serial = common::serial();
     // On a thread of 256 KiB: a conversion that walked 20,000 levels before
     // the library's check overflowed even 8 MiB (a debug build: 10,000).
-    std::thread::Builder::new()
-        .stack_size(256 << 10)
-        .spawn(|| {
-            let at_limit = nested(rsignalkit::sys::SK_VALUE_MAX_DEPTH as usize);
-            assert!(at_limit.to_value().is_ok());
-            dismantle(at_limit);
-            for levels in [rsignalkit::sys::SK_VALUE_MAX_DEPTH as usize + 1, 20_000] {
-                let deep = nested(levels);
-                let error = deep.to_value().expect_err("a value nested past the limit converted");
-                assert_eq!(error.status(), rsignalkit::sys::SK_ERR_INVALID_ARGUMENT, "{}", error);
-                assert!(error.message().contains("SK_VALUE_MAX_DEPTH"), "{}", error);
-                dismantle(deep);
-            }
-            let pipe = Pipe::<AnyValue>::new().unwrap();
-            let refused = pipe.put(nested(rsignalkit::sys::SK_VALUE_MAX_DEPTH as usize + 1)).err();
-            assert_eq!(refused.map(|e| e.status()), Some(rsignalkit::sys::SK_ERR_INVALID_ARGUMENT));
-        })
-        .unwrap()
-        .join()
-        .unwrap();
+    on_a_small_stack(|| {
+        let at_limit = nested(rsignalkit::sys::SK_VALUE_MAX_DEPTH as usize);
+        assert!(at_limit.to_value().is_ok());
+        dismantle(at_limit);
+        for levels in [rsignalkit::sys::SK_VALUE_MAX_DEPTH as usize + 1, 20_000] {
+            let deep = nested(levels);
+            let error = deep.to_value().expect_err("a value nested past the limit converted");
+            assert_eq!(error.status(), rsignalkit::sys::SK_ERR_INVALID_ARGUMENT, "{}", error);
+            assert!(error.message().contains("SK_VALUE_MAX_DEPTH"), "{}", error);
+            dismantle(deep);
+        }
+        let pipe = Pipe::<AnyValue>::new().unwrap();
+        let refused = pipe.put(nested(rsignalkit::sys::SK_VALUE_MAX_DEPTH as usize + 1)).err();
+        assert_eq!(refused.map(|e| e.status()), Some(rsignalkit::sys::SK_ERR_INVALID_ARGUMENT));
+    });
     assert_eq!(live_objects(), 0);
 }
 
@@ -261,49 +263,44 @@ fn a_library_value_nested_past_the_limit_reads_as_a_failure_without_walking_it()
     let _serial = common::serial();
     // On a thread of 256 KiB: reading 20,000 levels as AnyValue overflowed
     // the stack before it was bounded.
-    std::thread::Builder::new()
-        .stack_size(256 << 10)
-        .spawn(|| {
-            let limit = rsignalkit::sys::SK_VALUE_MAX_DEPTH as usize;
-            for levels in [limit, limit + 1, 20_000] {
-                let value = deep_library_value(levels);
-                let read = AnyValue::from_value(value.as_ref());
-                if levels <= limit {
-                    let mut depth = 0;
-                    let mut item = &read;
-                    while let AnyValue::Array(items) = item {
-                        depth += 1;
-                        item = &items[0];
-                    }
-                    assert_eq!(item, &AnyValue::Int(1));
-                    assert_eq!(depth, levels, "{} levels read as {} arrays", levels, depth);
-                } else {
-                    match &read {
-                        AnyValue::Failure(message) => assert!(message.contains("SK_VALUE_MAX_DEPTH"), "{}", message),
-                        other => panic!("{} levels read as {:?}", levels, std::mem::discriminant(other)),
-                    }
-                    // The same through a subscription: its failure.
-                    let pipe = Pipe::<RawValue>::new().unwrap();
-                    let ended = Arc::new(Mutex::new(None::<String>));
-                    let end = ended.clone();
-                    let _subscription = pipe
-                        .signal()
-                        .cast::<AnyValue>()
-                        .start(
-                            Observer::new()
-                                .next(|_: AnyValue| panic!("a value nested past the limit was delivered"))
-                                .error(move |e: AnyValue| *end.lock().unwrap() = Some(format!("{:?}", e))),
-                        )
-                        .unwrap();
-                    pipe.put(value.clone()).unwrap();
-                    let ended = ended.lock().unwrap().take().expect("no failure");
-                    assert!(ended.contains("SK_VALUE_MAX_DEPTH"), "{}", ended);
+    on_a_small_stack(|| {
+        let limit = rsignalkit::sys::SK_VALUE_MAX_DEPTH as usize;
+        for levels in [limit, limit + 1, 20_000] {
+            let value = deep_library_value(levels);
+            let read = AnyValue::from_value(value.as_ref());
+            if levels <= limit {
+                let mut depth = 0;
+                let mut item = &read;
+                while let AnyValue::Array(items) = item {
+                    depth += 1;
+                    item = &items[0];
                 }
-                dismantle(read);
+                assert_eq!(item, &AnyValue::Int(1));
+                assert_eq!(depth, levels, "{} levels read as {} arrays", levels, depth);
+            } else {
+                match &read {
+                    AnyValue::Failure(message) => assert!(message.contains("SK_VALUE_MAX_DEPTH"), "{}", message),
+                    other => panic!("{} levels read as {:?}", levels, std::mem::discriminant(other)),
+                }
+                // The same through a subscription: its failure.
+                let pipe = Pipe::<RawValue>::new().unwrap();
+                let ended = Arc::new(Mutex::new(None::<String>));
+                let end = ended.clone();
+                let _subscription = pipe
+                    .signal()
+                    .cast::<AnyValue>()
+                    .start(
+                        Observer::new()
+                            .next(|_: AnyValue| panic!("a value nested past the limit was delivered"))
+                            .error(move |e: AnyValue| *end.lock().unwrap() = Some(format!("{:?}", e))),
+                    )
+                    .unwrap();
+                pipe.put(value.clone()).unwrap();
+                let ended = ended.lock().unwrap().take().expect("no failure");
+                assert!(ended.contains("SK_VALUE_MAX_DEPTH"), "{}", ended);
             }
-        })
-        .unwrap()
-        .join()
-        .unwrap();
+            dismantle(read);
+        }
+    });
     assert_eq!(live_objects(), 0);
 }
