@@ -21,8 +21,9 @@ public struct MarbleSyntaxError: Error, Equatable, Sendable, CustomStringConvert
         self.message = message
     }
 
-    /// `message at position N:`, then the diagram, then a caret under the
-    /// offending character. A control character of the diagram (a line
+    /// `marble diagram: MESSAGE at position N:`, then the diagram and a
+    /// caret under the offending character, each on a line of its own
+    /// indented by two spaces. A control character of the diagram (a line
     /// feed, a tab) is shown as its picture (`␊`, `␉`), one character as
     /// the position counts it, so that the diagram stays on its line and
     /// the caret under its character.

@@ -165,10 +165,11 @@ public final class Subscriber<T, E>: CustomStringConvertible, @unchecked Sendabl
     }
 
     /// Delivers an error as the terminal event, then disposes the upstream.
-    /// While values are being delivered on other threads (or this thread's
-    /// own value callback is running, further up its stack), the error is
+    /// While values are being delivered on other threads, the error is
     /// delivered by the thread whose call returns last, right after it
-    /// returns (see `_InFlightCalls`).
+    /// returns (see `_InFlightCalls`); put from inside a value callback of
+    /// this subscriber, on its thread, it runs at once, nested (see the
+    /// type's comment).
     @inlinable
     public func putError(_ error: E) {
         guard let previous = self.beginTermination() else {
