@@ -36,7 +36,7 @@ T = TypeVar("T")
 U = TypeVar("U")
 T_co = TypeVar("T_co", covariant=True)
 
-Stage = Tuple[int, Callable[[Any], Any]]
+Stage = Tuple[int, Callable[..., Any]]  # a _DISTINCT stage's function takes no argument (it makes the filter)
 # The most Python stages (map, filter, tap) composed into one function: a
 # longer chain is runs of this many, each over the one before (one more
 # library crossing per run). Each composition compiles code for its whole

@@ -29,8 +29,11 @@ T = TypeVar("T")
 # --------------------------------------------------------------------------
 
 # _REDUCE: a fold composed into a chain (reduce() after Python stages),
-# which drops every value as a filter does, named "reduce".
-_MAP, _FILTER, _TAP, _REDUCE = 0, 1, 2, 3
+# which drops every value as a filter does, named "reduce". _DISTINCT:
+# distinct_until_changed, a filter with a memory per subscription: its
+# function makes, for each subscription, the filter that keeps it (called
+# once as the chain is made), named "filter" as a filter is.
+_MAP, _FILTER, _TAP, _REDUCE, _DISTINCT = 0, 1, 2, 3, 4
 
 
 # Every int a stream carries fits int64 and every str encodes as UTF-8,
@@ -46,11 +49,11 @@ _CHAIN_FILE = "<signalkit chain>"
 _chain_makers: Dict[Tuple[int, ...], Callable[..., Callable[[Any], Any]]] = {}
 # The stage on each line of each composed chain's code ("map", "filter",
 # "tap", "reduce"), so that an exception says which stage raised it (_stage_of).
-_STAGE_NAMES = {_MAP: "map", _FILTER: "filter", _TAP: "tap", _REDUCE: "reduce"}
+_STAGE_NAMES = {_MAP: "map", _FILTER: "filter", _TAP: "tap", _REDUCE: "reduce", _DISTINCT: "filter"}
 _chain_lines: Dict[Any, Dict[int, str]] = {}
 
 
-Stages = Tuple[Tuple[int, Callable[[Any], Any]], ...]
+Stages = Tuple[Tuple[int, Callable[..., Any]], ...]
 ChainMaker = Callable[[Callable[[Any], Any], List[Any]], Callable[[Any], Any]]
 
 
@@ -71,8 +74,11 @@ def _chain_maker(stages: Stages) -> Optional[ChainMaker]:
         # looked up by code object, so two shapes whose code would read
         # alike (a filter and a composed reduce, both "if not f(v)") must
         # differ in a name, or one's stage names would be taken for the other's.
-        names = [f"{'mftr'[kind]}{i}" for i, kind in enumerate(kinds)]
-        lines = [f"def make(check, {', '.join(names)}, tail, live):", "    def chain(v):"]
+        names = [f"{'mftrd'[kind]}{i}" for i, kind in enumerate(kinds)]
+        lines = [f"def make(check, {', '.join(names)}, tail, live):"]
+        # A distinct_until_changed's filter, made for this subscription.
+        lines += [f"    {name} = {name}()" for name, kind in zip(names, kinds) if kind == _DISTINCT]
+        lines += ["    def chain(v):"]
         stage_at: Dict[int, str] = {}  # line number (from 1) -> stage
         for index, (name, kind) in enumerate(zip(names, kinds)):
             if index:
@@ -84,7 +90,7 @@ def _chain_maker(stages: Stages) -> Optional[ChainMaker]:
             first = len(lines) + 1
             if kind == _MAP:
                 lines += [f"        v = {name}(v)", "        check(v)"]
-            elif kind in (_FILTER, _REDUCE):
+            elif kind in (_FILTER, _REDUCE, _DISTINCT):
                 lines += [f"        if not {name}(v):", "            return"]
             else:
                 lines += [f"        {name}(v)"]

@@ -42,6 +42,32 @@ def test_distinct_until_changed_has_a_memory_per_subscription():
     assert values(signal) == [1, 2]
 
 
+def test_distinct_until_changed_keeps_its_memory_per_subscription_while_two_run_at_once():
+    with sk.Pipe[int]() as pipe:
+        signal = pipe.signal().map(lambda v: v).distinct_until_changed().map(lambda v: v * 10)
+        first, second = [], []
+        with signal.subscribe(first.append):
+            for v in (1, 1, 2):
+                pipe.put(v)
+            with signal.subscribe(second.append):
+                for v in (2, 2, 3):
+                    pipe.put(v)
+    assert first == [10, 20, 30]
+    assert second == [20, 30]
+
+
+@pytest.mark.parametrize("depth", [511, 2_000])
+def test_a_long_run_of_distinct_until_changed_gets_every_value_through(depth):
+    # Before: each one was a library stage of its own, and a value (and a
+    # subscription's start) nested Python's frames through each: 200 in a
+    # row lost every value (a RecursionError nobody could be told of), to_list
+    # waited for ever and objects stayed alive.
+    signal = S.from_iterable([1, 1, 2, 3, 3])
+    for _ in range(depth):
+        signal = signal.distinct_until_changed().map(lambda v: v)
+    assert values(signal) == [1, 2, 3]
+
+
 def test_an_exception_of_the_key_ends_the_stream():
     def key(value):
         raise ValueError(value)

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable, List, Optional, TypeVar, Union, overload
 
-from .._core import C, _Failures
+from .._core import C
 from .._handle import _callable_arg
 from .._native import Signature
-from .._signal_core import _new_signal, _signal_class
+from .._signal_core import _new_signal
 from .._standard_operators import _MappingStandard
-from .._subscription import _FILTER, _MAP
+from .._subscription import _DISTINCT, _FILTER, _MAP
 
 if TYPE_CHECKING:  # annotations only: the composed class is above this module
     from .._signal import Signal
@@ -83,14 +83,11 @@ class _MappingOperators(_MappingStandard[T_co]):
         _callable_arg(key, "distinct_until_changed: key", optional=True)
         _callable_arg(comparer, "distinct_until_changed: comparer", optional=True)
         self.pointer  # closed: ValueError at the call, not at each start
-        upstream = self
-        failures = _Failures()
-        # Held by the library (deferred's callback set): records weakly, as
-        # reduce after stages does (_composed_reduce).
-        recorder = failures.recorder()
 
-        def start() -> "Signal[T_co]":
-            last: List[object] = []  # the key of the last value passed, once one has
+        def memory() -> Callable[[Any], bool]:
+            """The filter of one subscription, with the key of the last
+            value it passed (none yet)."""
+            last: List[object] = []
 
             def changed(value: Any) -> bool:
                 current = key(value) if key is not None else value
@@ -102,8 +99,11 @@ class _MappingOperators(_MappingStandard[T_co]):
                 last[0] = current
                 return True
 
-            return upstream._stage((_FILTER, changed), recorder)
+            return changed
 
-        result: Signal[T_co] = _signal_class().deferred(start)
-        result._failures = failures
-        return result
+        # Composed with the neighbouring Python stages, distinct ones
+        # included: a value passing many of them in a row enters Python once
+        # per 32 (each library stage a value passes nests the next one's
+        # call, and the frames of a long run of them overflowed Python's
+        # recursion limit at about 190).
+        return self._stage((_DISTINCT, memory))
