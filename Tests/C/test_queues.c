@@ -1102,11 +1102,13 @@ Test(queues, timer_periods_on_an_undrained_host_queue_merge_into_one_task, .time
     sk_disposable_release(clock_timer);
     sk_disposable_dispose(timer);
     sk_disposable_release(timer);
+    /* A firing of either timer that had begun when its dispose came ends
+     * before its counter goes (and holds its queue until then). */
     flush_queue(host);
+    flush_queue(serial);
     counter_destroy(&ticks);
     counter_destroy(&clock);
-    sk_queue_release(serial);
-    expect_no_live_objects(1, host);
+    expect_no_live_objects(2, host, serial);
 }
 
 Test(queues, timer_repeating_stopped_by_release, .timeout = SK_TEST_TIMEOUT) {
