@@ -639,9 +639,7 @@ def from_value(pointer: Any) -> Any:
     if isinstance(pointer, Value):
         pointer = ctypes.pointer(pointer)
     elif isinstance(pointer, int) and not isinstance(pointer, bool):
-        if not pointer:
-            return None
-        pointer = ctypes.cast(pointer, _ValueP)
+        pointer = ctypes.cast(pointer, _ValueP)  # 0: a NULL pointer, None below
     elif not isinstance(pointer, _ValueP):
         raise TypeError(f"signalkit: from_value takes a pointer to a Value, a Value or an address, "
                         f"not {type(pointer).__name__}")
