@@ -124,6 +124,81 @@ Test(operators_dispatch, deliver_on_keeps_the_order_of_the_queues_other_work, .t
     expect_no_live_objects(1, host);
 }
 
+/* Issue 77: two subscriptions delivering on one queue that lags, released
+ * without a dispose while values wait. Each value of each subscription is a
+ * batch of its own then (the other's drain was given to the queue between
+ * two of them), and a drain moved every event after its batch down: a
+ * backlog of n values took O(n^2) to deliver (400,000 values, two
+ * subscriptions: minutes, the harness's timeout here), and the released
+ * subscriptions and their observers stayed alive all that time (seen as a
+ * leak: a feeder thread putting for 50 ms on a loaded machine left them for
+ * minutes). Now a backlog drains in O(n): every value arrives, in order,
+ * once, and each observer's release runs at the end. A host-drained queue
+ * is the queue that lags, so the interleaving is the same every run. */
+typedef struct {
+    atomic_long next;
+    atomic_long expected;
+    atomic_int out_of_order;
+    atomic_int released;
+} backlog_observer;
+
+static void backlog_next(void *ctx, const sk_value *value) {
+    backlog_observer *o = ctx;
+    int64_t n = -1;
+    sk_value_get_int64(value, &n);
+    if (n != atomic_load(&o->expected)) {
+        atomic_store(&o->out_of_order, 1);
+    }
+    atomic_store(&o->expected, n + 1);
+    atomic_fetch_add(&o->next, 1);
+}
+
+static void backlog_release(void *ctx) {
+    backlog_observer *o = ctx;
+    atomic_fetch_add(&o->released, 1);
+}
+
+Test(operators_dispatch, deliver_on_backlog_of_interleaved_subscriptions_drains_in_linear_time_and_frees_them, .timeout = SK_TEST_TIMEOUT) {
+    enum { VALUES = 400000, SUBSCRIPTIONS = 2 };
+    sk_queue *host = host_queue("test.deliver_on.backlog");
+    sk_pipe *pipe = NULL;
+    SK_OK_OR_FAIL(sk_pipe_create(&pipe, false));
+    backlog_observer observers[SUBSCRIPTIONS];
+    for (int i = 0; i < SUBSCRIPTIONS; i++) {
+        atomic_init(&observers[i].next, 0);
+        atomic_init(&observers[i].expected, 0);
+        atomic_init(&observers[i].out_of_order, 0);
+        atomic_init(&observers[i].released, 0);
+        sk_signal *signal = NULL, *delivered = NULL;
+        sk_disposable *subscription = NULL;
+        SK_OK_OR_FAIL(sk_pipe_signal(&signal, pipe));
+        SK_OK_OR_FAIL(sk_signal_deliver_on(&delivered, signal, host));
+        sk_observer observer = { backlog_next, NULL, NULL, &observers[i], backlog_release };
+        SK_OK_OR_FAIL(sk_signal_start(&subscription, delivered, &observer));
+        /* Released without a dispose: the subscription goes on. */
+        sk_disposable_release(subscription);
+        sk_signal_release(delivered);
+        sk_signal_release(signal);
+    }
+    for (int64_t n = 0; n < VALUES; n++) {
+        sk_value v = int_value(n);
+        SK_OK_OR_FAIL(sk_pipe_put(pipe, &v));
+    }
+    sk_pipe_release(pipe);
+    for (int i = 0; i < SUBSCRIPTIONS; i++) {
+        cr_assert_eq(atomic_load(&observers[i].released), 0, "observer %d was released with values waiting", i);
+    }
+    SK_OK_OR_FAIL(sk_queue_host_drain(host, 0, NULL));
+    for (int i = 0; i < SUBSCRIPTIONS; i++) {
+        cr_assert_eq(atomic_load(&observers[i].next), VALUES, "observer %d received %ld of %d values", i,
+                     atomic_load(&observers[i].next), (int)VALUES);
+        cr_assert_eq(atomic_load(&observers[i].out_of_order), 0, "observer %d received a value out of order", i);
+        cr_assert_eq(atomic_load(&observers[i].released), 1, "observer %d: release ran %d times", i,
+                     atomic_load(&observers[i].released));
+    }
+    expect_no_live_objects(1, host);
+}
+
 Test(operators_dispatch, deliver_on_drops_pending_events_after_dispose, .timeout = SK_TEST_TIMEOUT) {
     sk_queue *host = host_queue(NULL);
     pipeline p;

@@ -66,10 +66,20 @@ final class _DeliverOnQueueState<T, E>: _QueueWork, @unchecked Sendable {
     @usableFromInline let subscriber: Subscriber<T, E>
     @usableFromInline let mutex = _Mutex()
     // Guarded by `mutex`.
-    @exclusivity(unchecked) @usableFromInline var pending: [Event] = []
-    /// Where each batch after the first begins in `pending` (rarely any:
-    /// only when other work was given to the queue between two events).
+    /// The events waiting, from `head` on; the slots before `head` were
+    /// taken by drains (nil), and go when they outnumber those after it.
+    @exclusivity(unchecked) @usableFromInline var pending: [Event?] = []
+    @exclusivity(unchecked) @usableFromInline var head = 0
+    /// Where each batch after the first begins in `pending` (an index of
+    /// `pending`), from `cutHead` on (rarely any: only when other work was
+    /// given to the queue between two events; then often one per event).
+    /// Taking a batch moves none of the events or cuts after it, so a drain
+    /// costs what its own batch holds: a backlog of n events in n batches
+    /// (two subscriptions delivering on one queue that lags) drains in O(n),
+    /// where moving the rest down at each batch took O(n^2) (minutes for
+    /// the backlog of a few seconds' puts, the subscription alive meanwhile).
     @exclusivity(unchecked) @usableFromInline var cuts: [Int] = []
+    @exclusivity(unchecked) @usableFromInline var cutHead = 0
     /// Drains given to the queue that have not begun; each but a first one
     /// (given while no drain was waiting or running) has a batch in `cuts`.
     @exclusivity(unchecked) @usableFromInline var queued = 0
@@ -149,9 +159,7 @@ final class _DeliverOnQueueState<T, E>: _QueueWork, @unchecked Sendable {
         if self.queued > 0 {
             self.queued -= 1
         }
-        let dropped = self.pending
-        self.pending = []
-        self.cuts = []
+        let dropped = self.takeAllPending()
         self.mutex.unlock()
         withExtendedLifetime(dropped) {
         }
@@ -169,6 +177,18 @@ final class _DeliverOnQueueState<T, E>: _QueueWork, @unchecked Sendable {
         }
     }
 
+    /// Takes every event waiting and forgets the batches (under the mutex):
+    /// the caller releases them after unlocking.
+    @inlinable
+    func takeAllPending() -> [Event?] {
+        let taken = self.pending
+        self.pending = []
+        self.head = 0
+        self.cuts = []
+        self.cutHead = 0
+        return taken
+    }
+
     /// Runs on the queue: delivers the first batch, and then, while no other
     /// drain is waiting (no batch begins after it), what joins it, until
     /// none is left.
@@ -176,44 +196,79 @@ final class _DeliverOnQueueState<T, E>: _QueueWork, @unchecked Sendable {
     func drain() {
         // Two buffers take turns: the producers fill `pending` while this
         // thread delivers `batch`. Both are empty outside the loop.
-        var batch: [Event] = []
+        var batch: [Event?] = []
         self.mutex.lock()
         if self.queued > 0 {
             self.queued -= 1
         }
         self.running = true
         while true {
-            let own = self.cuts.first ?? self.pending.count
-            if own == 0 {
-                if !self.cuts.isEmpty {
+            let hasCut = self.cutHead < self.cuts.count
+            let end = hasCut ? self.cuts[self.cutHead] : self.pending.count
+            if end == self.head {
+                if hasCut {
                     // The next batch is the next drain's, now the first.
-                    self.cuts.removeFirst()
-                } else if self.pending.capacity < batch.capacity {
-                    // Keep the larger storage for the next burst.
-                    swap(&batch, &self.pending)
+                    self.cutHead += 1
+                    if self.cutHead == self.cuts.count {
+                        self.cuts.removeAll(keepingCapacity: true)
+                        self.cutHead = 0
+                    }
+                } else {
+                    // Every slot was taken (nil): nothing is released here.
+                    self.pending.removeAll(keepingCapacity: self.pending.capacity <= Self.spareCapacityLimit)
+                    self.head = 0
+                    if self.pending.capacity < batch.capacity {
+                        // Keep the larger storage for the next burst.
+                        swap(&batch, &self.pending)
+                    }
                 }
                 self.running = false
                 self.mutex.unlock()
                 return
             }
-            if own == self.pending.count {
+            if self.head == 0 && end == self.pending.count {
+                // The whole of it (the usual case): the buffers swap.
                 swap(&batch, &self.pending)
             } else {
-                batch.append(contentsOf: self.pending[..<own])
-                self.pending.removeFirst(own)
-                for index in self.cuts.indices {
-                    self.cuts[index] -= own
+                // The first batch of several, or what followed one.
+                for index in self.head..<end {
+                    batch.append(self.pending[index].take())
                 }
+                self.head = end
+                self.compactPending()
             }
             self.mutex.unlock()
 
             for event in batch {
-                self.deliver(event)
+                self.deliver(event.unsafelyUnwrapped)
             }
             // The delivered values are released here, on the queue; the
             // storage is reused unless a burst grew it past the limit.
             batch.removeAll(keepingCapacity: batch.capacity <= Self.spareCapacityLimit)
             self.mutex.lock()
+        }
+    }
+
+    /// Drops the taken slots (all nil: no value is released under the
+    /// mutex) once they are as many as the events left, so that each event
+    /// is moved at most once more on average; the cuts follow.
+    @inlinable
+    func compactPending() {
+        let taken = self.head
+        if taken == self.pending.count {
+            self.pending.removeAll(keepingCapacity: self.pending.capacity <= Self.spareCapacityLimit)
+        } else if taken >= self.pending.count - taken {
+            self.pending.removeFirst(taken)
+        } else {
+            return
+        }
+        self.head = 0
+        if self.cutHead > 0 {
+            self.cuts.removeFirst(self.cutHead)
+            self.cutHead = 0
+        }
+        for index in self.cuts.indices {
+            self.cuts[index] -= taken
         }
     }
 }
@@ -227,9 +282,7 @@ extension _DeliverOnQueueState: Disposable {
         self.upstream?.dispose()
         self.mutex.lock()
         self.disposed = true
-        let dropped = self.pending
-        self.pending = []
-        self.cuts = []
+        let dropped = self.takeAllPending()
         self.mutex.unlock()
         withExtendedLifetime(dropped) {}
     }

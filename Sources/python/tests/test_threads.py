@@ -1,4 +1,5 @@
 """Threads: serial and concurrent queues, puts from many threads."""
+import gc
 import sys
 import threading
 import time
@@ -32,6 +33,58 @@ def test_deliver_on_a_serial_queue_keeps_order_on_one_thread():
     assert seen == [[n] for n in range(500)]
     assert len(threads) == 1 and threading.get_ident() not in threads
     barrier(queue)
+
+
+def test_a_library_threads_callbacks_keep_its_python_thread_state():
+    # Issue 77. Each callback on a library thread made a Python thread state
+    # of its own and deleted it after (about 9 us a value, its frame stack
+    # mapped and unmapped each time): a threading.local set by one callback
+    # was gone in the next on the same thread. Now the thread keeps one.
+    queue = sk.Queue.serial("locals")
+    local = threading.local()
+    seen = {}
+    done = threading.Event()
+
+    def on_next(value):
+        local.count = getattr(local, "count", 0) + 1
+        ident = threading.get_ident()
+        seen[ident] = max(seen.get(ident, 0), local.count)
+
+    pipe = sk.Pipe()
+    with pipe.signal().deliver_on(queue).subscribe(on_next, None, done.set):
+        for n in range(200):
+            pipe.put(n)
+        pipe.complete()
+        assert done.wait(10)
+    # Every callback ran on a thread that had called it before, but for
+    # its first on each thread: the counts add up to the calls.
+    assert sum(seen.values()) == 200, seen
+    pipe.close()
+    barrier(queue)
+
+
+def test_released_deliver_on_subscriptions_with_a_backlog_are_freed_once_their_pipe_is_gone():
+    # Issue 77: deliver_on subscriptions left to the garbage collector while
+    # values waited for their queue stayed alive long after their pipe was
+    # gone: two subscriptions on one queue made each value a batch of its
+    # own, and each batch moved the rest of the backlog (O(n^2) in the
+    # core), each value delivered at the price of a new thread state. Every
+    # value arrives, in order, and everything is freed.
+    count = 300_000
+    queue = sk.Queue.serial("backlog")
+    pipe = sk.Pipe()
+    received = [[], []]
+    blocked = threading.Event()
+    queue.run(lambda: blocked.wait(60))  # the queue lags: every value waits
+    for index in range(2):
+        pipe.signal().deliver_on(queue).subscribe(received[index].append)  # handle left to the GC
+    for n in range(count):
+        pipe.put(n)
+    del pipe, queue
+    gc.collect()
+    blocked.set()
+    assert sk.wait_released(60), (sk.live_objects(), sk.pending_callbacks(), [len(r) for r in received])
+    assert received[0] == received[1] == list(range(count))
 
 
 def test_run_on_starts_on_the_queue():
