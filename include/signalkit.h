@@ -2443,7 +2443,9 @@ typedef enum sk_overflow {
      *  it fails as SK_OVERFLOW_ERROR does, with an error value saying why
      *  ("... cannot block: ..."): the producer is the thread delivering the
      *  values (a put from inside a delivery), or the queue is host-drained
-     *  or virtual-time (its draining thread may be the producer). Not
+     *  or virtual-time (its draining thread may be the producer), or the
+     *  producer is running a host-drained or virtual-time queue's work
+     *  (that queue stops while it waits; a zip's hot marbles, for one). Not
      *  detected: a queue whose every worker is a blocked producer, or a
      *  producer holding a lock the consumer's callback needs (Python's
      *  GIL: the Python binding lets it go around its puts while a signal
@@ -2635,12 +2637,11 @@ int sk_signal_deliver_on_bounded(sk_signal **out, sk_signal *signal, sk_queue *q
  * the producer of the signal that is ahead wait until the others catch up;
  * when that thread has also put into another of the signals, or is the
  * thread starting the signals and has some still to start (it would wait
- * for itself), the stream fails instead ("... cannot block: ..."); not
- * detected: a thread that will feed another signal later, another thread
- * or this same one (a single thread that feeds every signal in turn, such
- * as the thread running a virtual-time or host-drained queue whose work
- * puts into them, hot marbles on one queue for instance, then waits for
- * ever: give such a zip another policy). Each value
+ * for itself), or the thread is running a virtual-time or host-drained
+ * queue's work (hot marbles on one queue, say, which feed every signal in
+ * turn), the stream fails instead ("... cannot block: ..."); not
+ * detected: a thread of another kind that will feed another signal later
+ * (it waits for ever: give such a zip another policy). Each value
  * dropped is passed to `on_drop`, also one that a signal puts after the
  * failure while the error is still on its way to the consumer (it ends the
  * subscription and disposes the signals when it gets there; a value put

@@ -552,6 +552,103 @@ Test(operators_bounded, buffer_time_bounded_holds_at_most_its_capacity_under_loa
 
 /* Block cannot wait for a host queue's period (its drain may be this
  * thread): the stream fails after the values collected. */
+/* Issue 77: the block policy of merge_map_bounded, queue_bounded and
+ * zip_bounded refuses a producer that is running a host-drained or
+ * virtual-time queue's work ("cannot block: ..."), as deliver_on_bounded
+ * and buffer_time_bounded refuse such a queue: the queue moves only when
+ * that work returns, so the wait could never end. Before, the drain below
+ * waited for ever (the harness's timeout). */
+static sk_signal *never_ending_inner(void *ctx, const sk_value *value) {
+    (void)ctx;
+    (void)value;
+    sk_signal *never = NULL;
+    SK_OK_OR_ABORT(sk_signal_never(&never));
+    return never;
+}
+
+typedef struct host_puts {
+    sk_pipe *pipe;
+    long count;
+    bool signals; /* queue_bounded: puts signals that never end */
+} host_puts;
+
+static void host_puts_work(void *ctx) {
+    host_puts *w = ctx;
+    for (long i = 0; i < w->count; i++) {
+        if (!w->signals) {
+            put_number(w->pipe, i);
+            continue;
+        }
+        sk_signal *never = never_ending_inner(NULL, NULL);
+        sk_value v;
+        SK_OK_OR_ABORT(sk_value_set_signal(&v, never));
+        SK_OK_OR_ABORT(sk_pipe_put(w->pipe, &v));
+        sk_value_release(&v);
+        sk_signal_release(never);
+    }
+}
+
+typedef enum { REFUSED_MERGE_MAP, REFUSED_QUEUE, REFUSED_ZIP } refused_kind;
+
+static void expect_block_refused_on_a_host_queues_work(refused_kind kind) {
+    static const char *const names[] = {"sk_signal_merge_map_bounded", "sk_signal_queue_bounded", "sk_signal_zip_bounded"};
+    sk_queue *host = NULL;
+    SK_OK_OR_FAIL(sk_queue_create_host(&host, "test.bounded.refuse"));
+    sk_signal *signal = NULL, *second_signal = NULL, *bounded = NULL;
+    sk_pipe *pipe = new_pipe(&signal);
+    sk_pipe *second = NULL;
+    drops d;
+    drops_init(&d);
+    switch (kind) {
+    case REFUSED_MERGE_MAP:
+        SK_OK_OR_FAIL(sk_signal_merge_map_bounded(&bounded, signal, 1, 2, SK_OVERFLOW_BLOCK, never_ending_inner,
+                                                  drops_on_drop, &d, NULL));
+        break;
+    case REFUSED_QUEUE:
+        SK_OK_OR_FAIL(sk_signal_queue_bounded(&bounded, signal, 2, SK_OVERFLOW_BLOCK, drops_on_drop, &d, NULL));
+        break;
+    case REFUSED_ZIP: {
+        second = new_pipe(&second_signal);
+        sk_signal *inputs[2] = {signal, second_signal};
+        /* Only the first input is fed: it runs ahead. */
+        SK_OK_OR_FAIL(sk_signal_zip_bounded(&bounded, inputs, 2, 2, SK_OVERFLOW_BLOCK, drops_on_drop, &d, NULL));
+        break;
+    }
+    }
+    consumer c;
+    sk_observer observer = consumer_observer(&c);
+    sk_disposable *subscription = NULL;
+    SK_OK_OR_FAIL(sk_signal_start(&subscription, bounded, &observer));
+    host_puts work = {pipe, 6, kind == REFUSED_QUEUE};
+    SK_OK_OR_FAIL(sk_queue_async(host, host_puts_work, &work, NULL));
+    flush_queue(host);
+    char expected[128];
+    snprintf(expected, sizeof expected, "%s: cannot block: ", names[kind]);
+    cr_expect(strstr(c.error, expected) == c.error, "error: %s", c.error);
+    cr_expect(strstr(c.error, "host-drained or virtual-time") != NULL, "error: %s", c.error);
+    cr_expect_gt(atomic_load(&d.count), 0, "the value refused goes to on_drop");
+    sk_disposable_release(subscription);
+    sk_signal_release(bounded);
+    sk_signal_release(signal);
+    sk_signal_release(second_signal);
+    sk_pipe_release(pipe);
+    sk_pipe_release(second);
+    flush_queue(host);
+    expect_no_live_objects(1, host);
+}
+
+Test(operators_bounded, merge_map_bounded_block_refuses_a_producer_on_a_host_queues_work, .timeout = SK_TEST_TIMEOUT) {
+    expect_block_refused_on_a_host_queues_work(REFUSED_MERGE_MAP);
+}
+
+Test(operators_bounded, queue_bounded_block_refuses_a_producer_on_a_host_queues_work, .timeout = SK_TEST_TIMEOUT) {
+    expect_block_refused_on_a_host_queues_work(REFUSED_QUEUE);
+}
+
+Test(operators_bounded, zip_bounded_block_refuses_a_producer_on_a_host_queues_work, .timeout = SK_TEST_TIMEOUT) {
+    expect_block_refused_on_a_host_queues_work(REFUSED_ZIP);
+}
+
 Test(operators_bounded, buffer_time_bounded_block_refuses_a_host_queue, .timeout = SK_TEST_TIMEOUT) {
     sk_queue *host = NULL;
     SK_OK_OR_FAIL(sk_queue_create_host(&host, "test.bounded.host"));

@@ -67,8 +67,9 @@ public struct SignalOverflowError: Error, Equatable, CustomStringConvertible, Se
         /// still starting them).
         case wouldDeadlock
         /// The buffer was full and the producer could not wait (policy
-        /// `block`): the queue is host-drained or virtual-time, which only
-        /// its own drain makes progress on.
+        /// `block`): the buffer's queue is host-drained or virtual-time,
+        /// which only its own drain makes progress on, or the producer is
+        /// running such a queue's work (which stops while it waits).
         case cannotWaitForQueue
         /// The buffer was full and the producer could not wait (policy
         /// `block`): the period that would make room never ends (a time
@@ -101,7 +102,7 @@ public struct SignalOverflowError: Error, Equatable, CustomStringConvertible, Se
         case .wouldDeadlock:
             return "\(self.operatorName): cannot block: the buffer is full (capacity \(self.capacity)) and the value was put by a thread that would wait for itself forever (the one that delivers its values, or one that feeds another input of a zip or is still starting them)"
         case .cannotWaitForQueue:
-            return "\(self.operatorName): cannot block: the buffer is full (capacity \(self.capacity)) and its queue is host-drained or virtual-time, whose draining thread may be this one; choose another overflow policy for such a queue"
+            return "\(self.operatorName): cannot block: the buffer is full (capacity \(self.capacity)) and its queue is host-drained or virtual-time, or the value was put by work of such a queue: only that queue's drain would make room, and the draining thread may be this one; choose another overflow policy for such a queue"
         case .periodNeverEnds:
             return "\(self.operatorName): cannot block: the buffer is full (capacity \(self.capacity)) and its period never ends (a time span of 0, below 0 or infinite), so nothing would make room; give a positive finite period or another overflow policy"
         }

@@ -157,6 +157,12 @@ final class _ZipBoundedState<T, E>: @unchecked Sendable {
                         return self.failLocked(value, .wouldDeadlock)
                     }
                 }
+                if _currentThreadRunsAnExecutorQueue() {
+                    // Put from a host-drained or virtual-time queue's work
+                    // (hot marbles feeding every input in turn): the other
+                    // inputs' puts may be that queue's work still to come.
+                    return self.failLocked(value, .cannotWaitForQueue)
+                }
                 if let scope = _SignalNoWaitScope.current {
                     // A put that never waits: the value beyond the capacity
                     // (the queue is full: it counts in `nonEmpty` already).
@@ -277,7 +283,9 @@ func _zipBounded<T, E>(_ signals: [Signal<T, E>], _ limit: @escaping () -> _Sign
 /// dropped. With `.block`, the producer of the input that is ahead waits
 /// until the others catch up; when that thread has also put into another
 /// input, or is starting the inputs and has some still to start (it would
-/// wait for itself), the stream fails instead (not detected: any other
+/// wait for itself), or is running a host-drained or virtual-time queue's
+/// work (which stops while it waits), the stream fails instead (not
+/// detected: any other
 /// thread that will feed another input later). Every value
 /// dropped, including those put after a failure while its error is on its
 /// way to the subscriber (once it got there, a value put reaches nothing

@@ -226,6 +226,12 @@ final class _MergeMapState<T, R, E>: Disposable, @unchecked Sendable {
                     self.failLocked(value, limit, .wouldDeadlock)
                     return
                 }
+                if _currentThreadRunsAnExecutorQueue() {
+                    // Put from a host-drained or virtual-time queue's work:
+                    // the inner signals may need that queue to end.
+                    self.failLocked(value, limit, .cannotWaitForQueue)
+                    return
+                }
                 if let scope = _SignalNoWaitScope.current {
                     // A put that never waits: the value beyond the capacity.
                     self.waiting.overfill(value)

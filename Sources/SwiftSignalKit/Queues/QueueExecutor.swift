@@ -21,6 +21,17 @@ import _SwiftSignalKitShims
 ///
 /// Thread-safety: every method may be called from any thread (each subclass
 /// documents its own rules).
+/// Whether the calling thread is running the work of a host-drained or
+/// virtual-time queue (inside its drain or its scheduler's advance): such a
+/// queue moves only when that work returns, so a producer there cannot wait
+/// for room that the queue's other work may be what makes (the `block`
+/// policy refuses instead: `SignalOverflowError.Reason.cannotWaitForQueue`).
+/// Out of line: on the path of a full buffer only.
+@usableFromInline @inline(never)
+func _currentThreadRunsAnExecutorQueue() -> Bool {
+    return _sks_current_host_queue() != nil
+}
+
 class QueueExecutor: @unchecked Sendable {
     // The registry of what to drop at the close; guarded by `closeMutex`, a
     // lock of its own that nothing else is taken under.

@@ -43,9 +43,10 @@ class _CombineOperators(_CombineStandard[T_co]):
         signal and `overflow` decides about the next, as
         `on_backpressure_buffer` says ("error" fails at once: the values
         waiting have no partners yet, and go to `on_drop` with the one that
-        overflowed; "block" waits for the other signals' producers: a
-        thread that feeds every signal in turn, such as a TestScheduler's
-        hot signals, waits for ever, as sk_signal_zip_bounded says)."""
+        overflowed; "block" waits for the other signals' producers, and
+        fails with "cannot block" where the wait could not end: a
+        TestScheduler's hot signals, which one thread feeds in turn, as
+        sk_signal_zip_bounded says)."""
         if capacity is None:
             if overflow is not None or on_drop is not None:
                 raise TypeError("signalkit: zip: overflow and on_drop need a capacity")
