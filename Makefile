@@ -251,4 +251,4 @@ help: ## this list
 		$(MAKEFILE_LIST)
 
 include mk/ffi.mk mk/tests.mk mk/docs.mk mk/sanitizers.mk mk/fuzz.mk mk/soak.mk mk/bench.mk mk/abi.mk \
-	mk/docs-swift.mk mk/cpp.mk mk/dist.mk mk/python.mk mk/api.mk mk/rust.mk
+	mk/docs-swift.mk mk/cpp.mk mk/dist.mk mk/python.mk mk/api.mk mk/rust.mk mk/nats.mk

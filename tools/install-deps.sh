@@ -42,6 +42,11 @@ need chromium-driver command -v chromedriver
 # make test-rust checks every target with Debian's 1.63 too, so that the
 # stated MSRV is tested on every machine, not only where it happens to be.
 need cargo test -x /usr/bin/cargo -a -x /usr/bin/rustc
+# The NATS bridge (libsignalkit-nats, mk/nats.mk): the C client it is built
+# over, and the server its tests start (in /usr/sbin, which a user's PATH
+# may not hold).
+need libnats-dev pkg-config --exists libnats
+need nats-server test -x /usr/sbin/nats-server
 
 if [ -z "$missing" ]; then
     exit 0

@@ -1,0 +1,116 @@
+/* test_errors.c - bad input: the client's refusals (a bad subject, a closed
+ * connection, a subscription the client closes) end the stream with the
+ * client's error in words; a bad argument is refused by the call, with
+ * sk_nats_last_error_message(), and the call's release runs. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "nats_support.h"
+
+/* Starts `signal` and expects its error to hold `word1` and `word2`. */
+static void expect_error(sk_signal *signal, const char *word1, const char *word2) {
+    long live = sk_live_objects();
+    recorder r;
+    recorder_init(&r);
+    sk_observer observer = recorder_observer(&r);
+    cr_assert_eq(sk_signal_start(NULL, signal, &observer), SK_OK);
+    cr_assert(recorder_wait(&r, &r.errors, 1));
+    cr_assert(strstr(r.error, word1) != NULL && strstr(r.error, word2) != NULL, "the error says: %s", r.error);
+    printf("nats_errors: \"%s\"\n", r.error);
+    cr_assert(recorder_wait(&r, &r.releases, 1));
+    cr_assert_eq(recorder_get(&r, &r.nexts), 0);
+    recorder_destroy(&r);
+    if (sk_live_objects() != live) {
+        sk_live_objects_print(stderr); /* what is alive (with SIGNALKIT_CHECK_HANDLES=1) */
+    }
+    cr_assert_eq(sk_live_objects(), live);
+}
+
+Test(nats_errors, bad_subjects_and_closed_connections, .timeout = 120) {
+    nats_server server;
+    nats_server_start(&server);
+    natsConnection *connection = nats_connect(&server, 0);
+    sk_signal *signal = NULL;
+    cr_assert_eq(sk_nats_subject(&signal, connection, "a b", NULL, SK_NATS_PAYLOAD), SK_OK);
+    expect_error(signal, "sk_nats_subject: cannot subscribe to 'a b'", "Invalid Subject");
+    sk_signal_release(signal);
+    cr_assert_eq(sk_nats_subject(&signal, connection, "", NULL, SK_NATS_PAYLOAD), SK_OK);
+    expect_error(signal, "cannot subscribe to ''", "nats: ");
+    sk_signal_release(signal);
+    cr_assert_eq(sk_nats_request(&signal, connection, "", NULL, 1.0, SK_NATS_PAYLOAD), SK_OK);
+    expect_error(signal, "sk_nats_request: cannot publish the request to ''", "Invalid Subject");
+    sk_signal_release(signal);
+
+    /* A live subscription when the connection closes. */
+    sk_signal *live_signal = NULL;
+    cr_assert_eq(sk_nats_subject(&live_signal, connection, "errors.live", NULL, SK_NATS_PAYLOAD), SK_OK);
+    recorder r;
+    recorder_init(&r);
+    sk_observer observer = recorder_observer(&r);
+    cr_assert_eq(sk_signal_start(NULL, live_signal, &observer), SK_OK);
+    natsConnection_Close(connection);
+    cr_assert(recorder_wait(&r, &r.errors, 1));
+    cr_assert(strstr(r.error, "the subscription to 'errors.live' was closed by the client") != NULL &&
+                  strstr(r.error, "Connection Closed") != NULL,
+              "%s", r.error);
+    printf("nats_errors: \"%s\"\n", r.error);
+    cr_assert(recorder_wait(&r, &r.releases, 1));
+    recorder_destroy(&r);
+
+    /* Starts on a closed connection. */
+    expect_error(live_signal, "cannot subscribe to 'errors.live'", "Connection Closed");
+    sk_signal_release(live_signal);
+    cr_assert_eq(sk_nats_request(&signal, connection, "svc.any", NULL, 1.0, SK_NATS_PAYLOAD), SK_OK);
+    expect_error(signal, "sk_nats_request", "Connection Closed");
+    sk_signal_release(signal);
+    natsConnection_Destroy(connection);
+    nats_server_stop(&server);
+}
+
+static void count_release(void *ctx) {
+    (*(int *)ctx)++;
+}
+
+Test(nats_errors, bad_arguments_are_refused_with_a_message, .timeout = 60) {
+    /* No server: these calls never reach the client. A connection pointer
+     * that is never used stands for one. */
+    natsConnection *connection = (natsConnection *)&connection;
+    sk_signal *signal = (sk_signal *)1;
+    cr_assert_eq(sk_nats_subject(&signal, connection, NULL, NULL, SK_NATS_PAYLOAD), SK_ERR_NULL_ARGUMENT);
+    cr_assert_null(signal);
+    cr_assert_str_eq(sk_nats_last_error_message(), "sk_nats_subject: subject is NULL");
+    cr_assert_eq(sk_nats_subject(&signal, NULL, "x", NULL, SK_NATS_PAYLOAD), SK_ERR_NULL_ARGUMENT);
+    cr_assert_str_eq(sk_nats_last_error_message(), "sk_nats_subject: connection is NULL");
+    cr_assert_eq(sk_nats_subject(&signal, connection, "x", NULL, (sk_nats_shape)7), SK_ERR_INVALID_ARGUMENT);
+    cr_assert_str_eq(sk_nats_last_error_message(), "sk_nats_subject: shape 7 is no sk_nats_shape");
+
+    int released = 0;
+    cr_assert_eq(sk_nats_subject_bounded(&signal, connection, "x", NULL, SK_NATS_PAYLOAD, NULL, 0, SK_OVERFLOW_BLOCK,
+                                         NULL, &released, count_release),
+                 SK_ERR_INVALID_ARGUMENT);
+    cr_assert_null(signal);
+    cr_assert_eq(released, 1, "the release ran once");
+    cr_assert_str_eq(sk_nats_last_error_message(), "sk_nats_subject_bounded: capacity is 0 (a bounded buffer holds at least one value)");
+    cr_assert_eq(sk_nats_subject_bounded(&signal, connection, NULL, NULL, SK_NATS_PAYLOAD, NULL, 4, SK_OVERFLOW_BLOCK,
+                                         NULL, &released, count_release),
+                 SK_ERR_NULL_ARGUMENT);
+    cr_assert_eq(released, 2);
+
+    sk_signal *never = NULL;
+    cr_assert_eq(sk_signal_never(&never), SK_OK);
+    cr_assert_eq(sk_nats_publish(&signal, never, connection, "x", 0.0), SK_ERR_INVALID_ARGUMENT);
+    cr_assert_str_eq(sk_nats_last_error_message(),
+                     "sk_nats_publish: flush_timeout 0 is not a duration > 0 s and <= 2^31 ms");
+    cr_assert_eq(sk_nats_publish(&signal, never, connection, "x", NAN), SK_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(sk_nats_publish(&signal, NULL, connection, "x", 1.0), SK_ERR_NULL_ARGUMENT);
+    cr_assert_str_eq(sk_nats_last_error_message(), "sk_nats_publish: signal is NULL");
+    sk_value number = { 0 };
+    sk_value_set_int64(&number, 1);
+    cr_assert_eq(sk_nats_request(&signal, connection, "x", &number, 1.0, SK_NATS_PAYLOAD), SK_ERR_WRONG_KIND);
+    cr_assert_str_eq(sk_nats_last_error_message(), "sk_nats_request: payload is neither a string nor bytes");
+    cr_assert_eq(sk_nats_request(&signal, connection, "x", NULL, -1.0, SK_NATS_PAYLOAD), SK_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(sk_nats_request(&signal, connection, "x", NULL, INFINITY, SK_NATS_PAYLOAD), SK_ERR_INVALID_ARGUMENT);
+    sk_signal_release(never);
+    cr_assert_eq(sk_live_objects(), 0);
+}
