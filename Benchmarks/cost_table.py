@@ -165,7 +165,7 @@ def order():
         os.chdir(cwd)
     names = []
     for row in rows:
-        for c in operators.names(row["c"]):
+        for c in operators.c_names(row):
             if c.startswith("sk_signal_"):
                 names.append(c[len("sk_signal_"):])
     return names

@@ -58,6 +58,9 @@ define build_site
 	@command -v doxygen >/dev/null || { echo "doxygen is missing: run tools/install-deps.sh (or make deps)" >&2; exit 1; }
 	rm -rf $(DOCS) $(SITE) && mkdir -p $(DOCS) $(SITE)
 	SK_VERSION=$(VERSION) doxygen tools/docs/Doxyfile
+	@# The tag files name each header's folder by an absolute path: made
+	@# relative, so that the site is the same bytes wherever it is built.
+	$(PYTHON) tools/docs/relative_tags.py $(DOCS)/signalkit-c.tag $(CURDIR)
 	@# Doxygen capitalizes a brief's first letter in its lists: one that starts
 	@# with an identifier reads "Sk_value" (no name of ours starts with Sk_).
 	@! grep -rn --include='*.html' 'Sk_' $(DOCS)/html || { echo "an identifier capitalized by Doxygen (above): start that @brief with a word" >&2; exit 1; }
@@ -68,6 +71,7 @@ define build_site
 	@if grep -q 'is not documented' $(DOCS)/cpp/warnings.txt; then cat $(DOCS)/cpp/warnings.txt >&2; \
 		echo "$$(grep -c 'is not documented' $(DOCS)/cpp/warnings.txt) undocumented C++ names (above): give each a /* */ comment ending on the line before it (tools/docs/cpp_comments.py)" >&2; exit 1; fi
 	@! grep -v 'is not documented' $(DOCS)/cpp/warnings.txt || { echo "a Doxygen warning in the C++ headers (above)" >&2; exit 1; }
+	$(PYTHON) tools/docs/relative_tags.py $(DOCS)/cpp/signalkit-cpp.tag $(CURDIR)
 	cp -r $(DOCS)/cpp/html $(SITE)/cpp && cp $(DOCS)/cpp/signalkit-cpp.tag $(SITE)/cpp/
 	$(DOCS_VENV)/bin/python -m pip --disable-pip-version-check install -q --no-deps --force-reinstall $(PY_OUT)/dist/pysignalkit-*.whl
 	cd $(OUT) && $(DOCS_VENV)/bin/python $(CURDIR)/tools/docs/python_docs.py $(SITE)/python pysignalkit pysignalkit.testing
@@ -114,7 +118,7 @@ docs-serve: ## serve the documentation site on http://127.0.0.1:8000/ (another p
 CITING_DOCS := Sources/SwiftSignalKit/INTERNALS.md Tests/README.md $(wildcard docs/maintainers/*.md)
 
 # The checks of the documents that need no site: part of make test.
-test-doc-checks: ## the docs' checks that need no site: INTERNALS.md and Tests/README.md cite only what exists, each rule stated once (tools/check/check-doc-homes.py), layout.md matches the tree, the site scripts' self-tests and the marble pictures' (tools/docs/marble_test.py), performance.md's cost table is Benchmarks/costs.json's
+test-doc-checks: ## the docs' checks that need no site: INTERNALS.md and Tests/README.md cite only what exists, each rule stated once (tools/check/check-doc-homes.py), layout.md matches the tree, the site scripts' self-tests and the marble pictures' (tools/docs/marble_test.py), performance.md's cost table is Benchmarks/costs.json's, make test's verdict line and heartbeat (tools/check/check-run-stages.sh)
 	$(begin)
 	$(PYTHON) Benchmarks/cost_table.py --check
 	$(PYTHON) tools/docs/selftest.py
@@ -123,6 +127,7 @@ test-doc-checks: ## the docs' checks that need no site: INTERNALS.md and Tests/R
 	$(PYTHON) tools/check/check-doc-citations.py $(CITING_DOCS)
 	$(PYTHON) tools/check/check-doc-homes.py
 	$(PYTHON) tools/check/check-layout.py
+	sh tools/check/check-run-stages.sh $(OUT)/check-run-stages
 	$(end)
 
 # The operator pages' examples (tools/docs/examples.py: one per operator of
@@ -180,6 +185,7 @@ test-op-examples: stage python-wheel ## the operator pages' examples in C, C++, 
 test-docs: python-wheel api $(DOCS_VENV_STAMP) ## make docs, then its pages opened in headless Chromium (screenshots in .build-c/site-test); make install and libsignalkit-doc carry it
 	$(begin)
 	$(build_site)
+	sh tools/check/check-tag-paths.sh $(OUT)/check-tag-paths
 	rm -rf $(SITE_TEST)
 	$(DOCS_VENV)/bin/python tools/docs/browser_test.py $(SITE) $(SITE_TEST) map --api $(API_JSON)
 	@# make install puts the site under share/doc/signalkit/html; uninstall takes it away.

@@ -134,7 +134,10 @@ dist-crate: stage ## the Rust crates rsignalkit-sys and rsignalkit as .crate fil
 #   named by their source paths), examples and benchmark; the safe
 #   crate's packaged copy, beside the packaged raw one ([patch.crates-io]
 #   through --config), passes its tests, its guide's doc tests among them,
-#   and documents without a warning, against the stage;
+#   and documents without a warning, against the stage; and both document
+#   as docs.rs builds them, DOCS_RS set and no library to find
+#   (Tests/rust/docs-rs.sh: the raw crate's build script links nothing
+#   then);
 # - the guide's steps, as written (tools/check/run-doc-steps.py), each in a
 #   fresh folder with a new HOME and a new user's shell (NEW_USER: the
 #   system's cargo and rustc, Debian's 1.63, where tools/install-deps.sh
@@ -176,6 +179,8 @@ test-dist-rust: dist-crate dist-deb dist-tarball stage ## the .crate files: what
 		$(CARGO) test --offline --quiet --config 'patch.crates-io.rsignalkit-sys.path="../rsignalkit-sys-$(VERSION)"'
 	cd $(RUST_DIST_TEST)/crates/rsignalkit-$(VERSION) && $(RUST_ENV) CARGO_TARGET_DIR=$(RUST_DIST_TEST)/target \
 		$(CARGO) doc --offline --quiet --no-deps --config 'patch.crates-io.rsignalkit-sys.path="../rsignalkit-sys-$(VERSION)"'
+	sh Tests/rust/docs-rs.sh $(RUST_DIST_TEST)/crates/rsignalkit-$(VERSION) $(RUST_DIST_TEST)/docs-rs $(CARGO) \
+		--config 'patch.crates-io.rsignalkit-sys.path="../rsignalkit-sys-$(VERSION)"'
 	cp $(CRATES) $(TARBALL) $(RUST_DIST_TEST)/files/
 	set -e; for p in libsignalkit0 libsignalkit-dev; do dpkg -x $(DIST)/$${p}_$(DEB_VERSION)_$(DEB_ARCH).deb $(RUST_DIST_TEST)/root; done
 	$(RUST_NEW_USER) PKG_CONFIG_PATH=$(RUST_DEB_LIBDIR)/pkgconfig PKG_CONFIG_SYSROOT_DIR=$(RUST_DIST_TEST)/root \

@@ -1,6 +1,6 @@
 # `make test`: every stage below and those of mk/sanitizers.mk, mk/ffi.mk,
 # mk/docs.mk, mk/fuzz.mk, mk/soak.mk, mk/bench.mk, mk/abi.mk, mk/dist.mk and
-# mk/api.mk and mk/rust.mk, TEST_JOBS at a time, then a table of each stage's wall time.
+# mk/api.mk, mk/rust.mk and mk/nats.mk, TEST_JOBS at a time, then a table of each stage's wall time.
 # Each stage also runs on its own (make test-c).
 #
 # The run has two phases. First the two longest builds side by side: the
@@ -48,19 +48,47 @@ stage_seconds = $$(( $$(cut -d. -f1 $(TIMES)/$@.end) - $$(cut -d. -f1 $(TIMES)/$
 begin = @mkdir -p $(TIMES) && date +%s.%N > $(TIMES)/$@.begin; $(call progress,start)
 end = @date +%s.%N > $(TIMES)/$@.end; $(call progress,done, ($(stage_seconds)s))
 
+# Under run_stages every recipe's processes carry the name of the target
+# they make (SIGNALKIT_TARGET), by which tools/heartbeat.py tells a stage
+# still at work from one that failed.
+ifdef SIGNALKIT_PROGRESS
+%: export SIGNALKIT_TARGET = $@
+endif
+
+# Whether make only prints the commands (make -n test: the verdict would
+# judge stages that never ran).
+dry_run = $(findstring n,$(firstword -$(MAKEFLAGS)))
+
+# How often run_stages says which stages are still running.
+HEARTBEAT_SECONDS ?= 60
+
 # $(call run_stages,TIMES-DIR,FIRST,MADE,STAGES): the two phases of make
 # test (and of make release-check, mk/dist.mk): FIRST, then STAGES with MADE
-# taken as made when FIRST succeeded, TEST_JOBS at a time; then the table.
+# taken as made when FIRST succeeded, TEST_JOBS at a time; then the table
+# and one verdict line, the run's last (tools/stage-times.sh --verdict:
+# "make test: 25 stages passed", or the stages that failed). Meanwhile,
+# every HEARTBEAT_SECONDS, a line names the stages still running
+# (tools/heartbeat.py): it reads a pipe that only this recipe's shell
+# holds open, so it ends with the run however the run ends (Ctrl-C too).
+# The makes and the table write to descriptor 9, the recipe's own standard
+# output (not the pipe; a low one may be make's jobserver's), which the
+# stages' progress lines use too; the exit status goes through
+# TIMES-DIR/exit.
 define run_stages
 	@rm -rf $(1) && mkdir -p $(1) && date +%s.%N > $(1)/start
 	@echo "make $@: first $(2), then $(words $(4)) stages, $(TEST_JOBS) at a time;" \
-		"each says when it starts and ends, its output comes whole when it ends"
-	@SIGNALKIT_STAGE_TIMES=$(1) $(MAKE) --no-print-directory -k -j$(TEST_JOBS) --output-sync=target SIGNALKIT_PROGRESS=1 $(2) 9>&1; \
+		"each says when it starts and ends, its output comes whole when it ends;" \
+		"every $(HEARTBEAT_SECONDS) s, which are still running"
+	@mkdir -p $(1); exec 9>&1; { \
+	SIGNALKIT_STAGE_TIMES=$(1) $(MAKE) --no-print-directory -k -j$(TEST_JOBS) --output-sync=target SIGNALKIT_PROGRESS=1 $(2) \
+		>&9; \
 	first=$$?; \
 	SIGNALKIT_STAGE_TIMES=$(1) $(MAKE) --no-print-directory -k -j$(TEST_JOBS) --output-sync=target SIGNALKIT_PROGRESS=1 \
-		$$([ $$first -eq 0 ] && printf -- '-o %s ' $(3)) $(4) 9>&1; \
-	status=$$?; sh tools/stage-times.sh $(1) $(4); \
-	if [ $$first -ne 0 ]; then exit $$first; fi; exit $$status
+		$$([ $$first -eq 0 ] && printf -- '-o %s ' $(3)) $(4) >&9; \
+	status=$$?; sh tools/stage-times.sh $(if $(dry_run),,--verdict "make $@" $$first $$status) $(1) $(4) >&9; \
+	if [ $$first -ne 0 ]; then echo $$first; else echo $$status; fi > $(1)/exit; \
+	} | $(PYTHON) tools/heartbeat.py $(1) $(HEARTBEAT_SECONDS); \
+	exit $$(cat $(1)/exit 2>/dev/null || echo 1)
 endef
 
 # The C and ffi suites' binaries (c-tests, ffi-tests) are built there too:
@@ -73,7 +101,7 @@ TEST_MADE := tsan-core stage lib ffi python-wheel python-native c-tests ffi-test
 TEST_STAGES := test-swift-tsan test-c test-ffi test-python test-doc-tests \
 	test-abandon test-terminal test-c-asan test-ffi-asan test-soak-asan test-fuzz-api test-fuzz-ffi test-c-tsan test-ffi-tsan test-soak-tsan \
 	test-examples test-op-examples test-header test-version test-doc-checks test-cmake test-abi \
-	test-cpp test-api test-rust
+	test-cpp test-api test-rust test-nats
 
 .PHONY: test test-header test-swift c-tests test-c test-examples test-examples-swift test-cmake test-doc-tests test-version
 

@@ -4,8 +4,10 @@
 # docs/*.md and the Python package's README (docs/maintainers/ is about the
 # tree, not the packages); what they name is every path under examples/ in
 # them, read with grep, so that a guide naming a new example fails here
-# until the packages carry it (tools/packaging/debian/libsignalkit-dev.examples). A
-# named folder stands for its files, but the expected outputs (*.expected);
+# until the packages carry it (tools/packaging/debian/libsignalkit-dev.examples),
+# and each with its expected output (NAME.expected beside it) where the
+# tree has one. A named folder stands for its files, but the expected
+# outputs (checked as those of their examples);
 # a named path that does not exist (examples/c/NAME.expected) is a pattern,
 # not an example; examples/swift is left out (a Swift program uses SignalKit
 # from source, never from these packages). The Rust examples are the
@@ -43,4 +45,15 @@ for file in $files; do
     cmp -s "$file" "$copy" || fail "$copy differs from $file"
     count=$((count + 1))
 done
-echo "check-examples.sh: the $count example files the guides name are in $installed"
+# Each with the output it is expected to print, where the tree has one
+# (examples/c/NAME.expected beside NAME.c): what a user compares a run with.
+expected=0
+for file in $files; do
+    output=${file%.*}.expected
+    [ -f "$output" ] || continue
+    copy=$installed/${output#examples/}
+    [ -f "$copy" ] || fail "$output, the expected output of $file, is not installed beside it (no $copy): list it in tools/packaging/debian/libsignalkit-dev.examples"
+    cmp -s "$output" "$copy" || fail "$copy differs from $output"
+    expected=$((expected + 1))
+done
+echo "check-examples.sh: the $count example files the guides name are in $installed, $expected with their expected output"

@@ -113,6 +113,23 @@ def binding_languages(row, api):
             if any(name in functions or column != "c" for name in names(row[column]))]
 
 
+def composes(row):
+    """Whether the row's C cell composes its operator from another row's
+    function rather than naming one of its own: a name, then words that fix
+    its other arguments (concatMap's `sk_signal_merge_map`, max_concurrent
+    1). Such a row has no C function, shape or generated code of its own;
+    its availability marks follow the function it names
+    (tools/docs/declarations.py, check_availability)."""
+    rest = re.sub(r"`[^`]*`", "", row["c"])
+    return any(n.startswith("sk_") for n in names(row["c"])) and re.search(r"[A-Za-z0-9]", rest) is not None
+
+
+def c_names(row):
+    """The C functions the row's C cell names as its own: its `sk_` names,
+    none when the cell composes (composes)."""
+    return [] if composes(row) else [n for n in names(row["c"]) if n.startswith("sk_")]
+
+
 def read_table(path=TABLE):
     """(header line, separator, rows): each row a dict of COLUMNS, with the
     line it came from."""
@@ -152,7 +169,7 @@ def described_operators(rows):
     table_operators checks them against): tools/docs/examples.py's."""
     found = {}
     for row in rows:
-        c = [n for n in names(row["c"]) if n.startswith("sk_")]
+        c = c_names(row)
         shape = shapes.parse_cell(row["shape"])
         if len(c) != 1 or shape is None:
             continue
@@ -184,7 +201,7 @@ def table_operators(rows, api):
     found, problems = [], []
     for row in rows:
         where = f"{TABLE}:{row['line']}"
-        c = [n for n in names(row["c"]) if n.startswith("sk_")]
+        c = c_names(row)
         try:
             written = shapes.parse_cell(row["shape"])
         except SyntaxError as problem:
@@ -561,7 +578,7 @@ def cost_python(rows, api):
         "COST_OPERATORS = [",
     ]
     for row in rows:
-        for c in names(row["c"]):
+        for c in c_names(row):
             shape = shape_of(functions[c]) if c in functions else None
             python = [n for n in names(row["python"]) if re.fullmatch(r"[A-Za-z_.]+", n)]
             if shape is None or not python or shape in COST_PY_SKIPPED:
@@ -873,7 +890,8 @@ def outputs(api):
         before, rest = doc.split(DOC_BEGIN, 1)
         _, after = rest.split(DOC_END, 1)
         new_doc = before + DOC_BEGIN + "\n" + doc_block(header, rows) + "\n" + DOC_END + after
-    cpp_members, python_methods, rust_methods, binding_problems = bindings.generated(rows, api, binding_shape_of)
+    own = [row for row in rows if not composes(row)]
+    cpp_members, python_methods, rust_methods, binding_problems = bindings.generated(own, api, binding_shape_of)
     problems += binding_problems
     rust_methods_text, rust_method_problems = bindings_rust.module(rust_methods)
     problems += rust_method_problems

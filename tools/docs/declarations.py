@@ -17,8 +17,14 @@ drift from the code.
   table's cell (tools/api/operators.md) must agree: a cell with a dash for
   a binding that calls the function, or a name for one that does not, is a
   problem `check_availability` reports, and the site's build fails on it.
-  A row with no C function (an operator the others compose) is available in
-  a language when its cell names something that language declares.
+  A row with no C function of its own but another row's operator at fixed
+  arguments (concatMap: merge_map one at a time) is held so to that row's
+  function, which its cells name (composition): its C cell composes it
+  (`sk_signal_merge_map`, max_concurrent 1), its other cells name that
+  row's operator, and a dash for a binding that has the function fails as
+  above. Any other row with no C function (the Swift API's own) is
+  available in a language when its cell names something that language
+  declares.
 - Prose. What an operator does, on its page, is its C function's brief in
   the words of every language (tools/api/operator_words.py's SHARED: no
   `count` signals, no SK_KIND_SIGNAL); a page whose words keep one of C's
@@ -29,6 +35,7 @@ Standard library only.
 
 from __future__ import annotations
 
+import functools
 import glob
 import importlib.util
 import inspect
@@ -86,6 +93,12 @@ def _load(path: str, name: str) -> Any:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+@functools.lru_cache(maxsize=None)
+def _operators() -> Any:
+    """tools/api/operators.py, loaded once."""
+    return _load(OPERATORS_PY, "api_operators_once")
 
 
 def read_rows() -> list[dict[str, str]]:
@@ -254,11 +267,12 @@ def _code(text: str, comment: str) -> str:
 
 
 def called_functions(cpp_header: str = CPP_HEADER, python_package: str = PYTHON_PACKAGE,
-                     rust_sources: str = RUST_SOURCES) -> dict[str, set[str]]:
+                     rust_sources: str = RUST_SOURCES, c_api: set[str] | None = None) -> dict[str, set[str]]:
     """language -> the C functions its binding's code names (C++: the
     header, calls and function pointers; Python: the ctypes prototypes its
     modules call, and its C extension; Rust: the safe layer's calls of the
-    raw one), comments left out."""
+    raw one), comments left out; and C's, api.json's functions (`c_api`),
+    when given."""
     c_comments = r"(?s)/\*.*?\*/|//[^\n]*"
     cpp = set(re.findall(r"\b(sk_\w+)\b", _code(_read([cpp_header]), c_comments)))
     modules = [p for p in glob.glob(os.path.join(python_package, "**", "*.py"), recursive=True)
@@ -269,43 +283,83 @@ def called_functions(cpp_header: str = CPP_HEADER, python_package: str = PYTHON_
     crate = [p for p in glob.glob(os.path.join(rust_sources, "**", "*.rs"), recursive=True)
              if os.path.basename(p) != "sys.rs"]
     rust = set(re.findall(r"\bsys::(sk_\w+)\s*\(", _code(_read(crate), r"//[^\n]*")))
-    return {"C++": cpp, "Python": python, "Rust": rust}
+    found = {"C++": cpp, "Python": python, "Rust": rust}
+    if c_api is not None:
+        found["C"] = set(c_api)
+    return found
 
 
 def c_function(row: dict[str, str]) -> str | None:
-    """The row's C function (its C cell's first name), if any."""
+    """The row's own C function (its C cell's first name), if any: none
+    where the cell composes the operator from another row's function
+    (tools/api/operators.py's composes)."""
     found = names(row["c"])
-    return found[0] if found and found[0].startswith("sk_") else None
+    return found[0] if found and found[0].startswith("sk_") and not _operators().composes(row) else None
+
+
+def composition(row: dict[str, str], rows: list[dict[str, str]]) -> list[str]:
+    """The C functions a row with none of its own is made of, at fixed
+    arguments, as its cells say: the one its C cell composes it from
+    (concatMap's `sk_signal_merge_map`, max_concurrent 1), and for each of
+    C++, Python and Rust, the function of the first row with one of its own
+    whose cell in that language names first what this row's cell names first
+    (concatMap's Python `merge_map`, max_concurrent=1: mergeMap's
+    sk_signal_merge_map). Empty for a row with a function of its own, and for
+    one whose cells name no other row's operator (the Swift API's own)."""
+    if c_function(row):
+        return []
+    found = [name for name in names(row["c"])[:1] if name.startswith("sk_")]
+    for lang in ("C++", "Python", "Rust"):
+        given = names(row[COLUMNS[lang]])[:1]
+        for other in rows:
+            function = c_function(other)
+            if given and function and names(other[COLUMNS[lang]])[:1] == given:
+                found.append(function)
+                break
+    return list(dict.fromkeys(found))
 
 
 # The bindings whose every operator calls its C function: a name in their
 # cell for a binding that never calls it names something else. (Python's
 # map and filter are stages of its own, composed in Python: a name there is
-# held to the package's declarations alone.)
-CALLS_ITS_FUNCTION = ("C++", "Rust")
+# held to the package's declarations alone.) C: api.json's functions.
+CALLS_ITS_FUNCTION = ("C", "C++", "Rust")
 
 
 def check_availability(rows: list[dict[str, str]], called: dict[str, set[str]]) -> list[str]:
     """Where a row's cell and its binding disagree: the cell says the
     binding lacks the operator (no name) but the binding calls the row's C
     function, so that the mark "not in this binding yet" would be false; or,
-    for C++ and Rust, the cell names an operator but the binding never calls
-    the function. (A name the binding does not declare at all:
+    for C (when `called` has api.json's functions), C++ and Rust, the cell
+    names an operator but the binding never calls the function. A row with
+    no function of its own is held so to the one its cells compose it from
+    (composition: concatMap, mergeMap's function one at a time), and its
+    cells must agree on one. (A name the binding does not declare at all:
     page_languages.)"""
     problems = []
     for row in rows:
+        where = f"tools/api/operators.md:{row.get('line', '?')}: the"
         function = c_function(row)
+        composed = [] if function else composition(row, rows)
+        if len(composed) > 1:
+            problems.append(f"{where} cells of '{row['operator']}' compose it from different functions, "
+                            f"{', '.join(composed)}: name one operator in each (its own words after it)")
+            continue
+        function = function or next(iter(composed), None)
         if function is None:
             continue
-        where = f"tools/api/operators.md:{row.get('line', '?')}: the"
+        made = f" (the row is {function} at fixed arguments, as its other cells say)" if composed else ""
         for lang, functions in called.items():
             named = names(row[COLUMNS[lang]])
+            verb = "has" if lang == "C" else "calls"
             if not named and function in functions:
                 problems.append(f"{where} {lang} cell of '{row['operator']}' says the binding lacks it, but the "
-                                f"{lang} binding calls {function}: name its operator in the cell (make api-update)")
+                                f"{lang} binding {verb} {function}{made}: name its operator in the cell"
+                                + ("" if composed else " (make api-update)"))
             if named and function not in functions and lang in CALLS_ITS_FUNCTION:
                 problems.append(f"{where} {lang} cell of '{row['operator']}' names {', '.join(named)}, but the "
-                                f"{lang} binding never calls {function}: the cell names another operator")
+                                f"{lang} binding never {verb} {function}{made}: the cell "
+                                "names another operator")
     return problems
 
 
@@ -331,7 +385,7 @@ class Bindings:
 
     def __init__(self, api: dict[str, dict[str, Any]], cpp: dict[str, list[str]], swift: dict[str, list[str]],
                  rust: dict[str, list[str]], rows: list[dict[str, str]]) -> None:
-        self.api, self.cpp, self.swift, self.rust = api, cpp, swift, rust
+        self.api, self.cpp, self.swift, self.rust, self.rows = api, cpp, swift, rust, rows
         # Every Swift title prefix the table names (a name with labels is
         # an operator of its own).
         self.swift_prefixes = {prefix for row in rows for prefix in swift_titles(row["swift"])}
@@ -357,7 +411,7 @@ def bounded_or_not(overloads: list[str], row: dict[str, str], bindings: Bindings
     """A C++ name's overloads that are the row's C function: with a
     `capacity` when it has one (zip's page shows zip(signals), zipBounded's
     zip(signals, capacity, policy ...)); all of them when none fits."""
-    function = bindings.api.get(c_function(row) or "")
+    function = bindings.api.get(c_function(row) or next(iter(composition(row, bindings.rows)), ""))
     if function is None:
         return overloads
     bounded = any(p["name"] == "capacity" for p in function["params"])
@@ -424,7 +478,8 @@ def main() -> int:
         api = {function["name"]: function for function in json.load(f)["functions"]}
     rows = read_rows()
     bindings = Bindings(api, cpp_declarations(), {}, rust_declarations(), rows)
-    problems = check_availability(rows, called_functions()) + check_declared(rows, bindings, ("C", "C++", "Rust"))
+    problems = check_availability(rows, called_functions(c_api=set(api))) + check_declared(rows, bindings,
+                                                                                          ("C", "C++", "Rust"))
     for row in rows:
         said, c_words = prose(row, api, rows) if names(row["marble"]) else ("", [])
         if c_words:

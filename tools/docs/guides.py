@@ -27,8 +27,6 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import navigation  # noqa: E402  (tools/docs/navigation.py: the site's bar)
-import markdown2  # type: ignore[import-not-found, import-untyped, unused-ignore]
-
 # The documents rendered: the guides, and the maintainers' documents the
 # guides link to.
 DOCUMENTS = ["README.md", "CHANGELOG.md", "Sources/python/README.md", "Tests/README.md",
@@ -39,7 +37,7 @@ DOCUMENTS += sorted(glob.glob("docs/*.md") + glob.glob("docs/*/*.md"))
 STYLE = ("body{font-family:'DejaVu Sans',Helvetica,Arial,sans-serif;max-width:60em;margin:1em auto;padding:0 1em;"
          "line-height:1.45}pre{background:#f5f5f5;padding:.6em;overflow-x:auto}code{background:#f5f5f5}"
          "table{border-collapse:collapse;font-size:90%;display:block;max-width:100%;overflow-x:auto}"
-         "td,th{border:1px solid #ccc;padding:.2em .4em;vertical-align:top}td code{overflow-wrap:anywhere}"
+         "td,th{border:1px solid #ccc;padding:.2em .4em;vertical-align:top}"
          ".sk-way-back a{margin-right:.4em}")
 
 
@@ -83,6 +81,20 @@ def rewrite_links(body: str, source: str, rendered: set[str]) -> str:
     return re.sub(r'<a href="([^"]*)">(.*?)</a>', link, body, flags=re.S)
 
 
+def table_code_breaks(body: str) -> str:
+    """The names in a table's cells may break between their words only:
+    after an underscore, a colon, a comma, an opening parenthesis or a dot
+    (`distinct_<wbr>until_<wbr>changed`), never inside a word, as
+    `overflow-wrap: anywhere` broke them (issue 80); a cell too narrow for
+    its longest word widens the table, which then scrolls."""
+    def code(match: re.Match[str]) -> str:
+        return match.group(1) + re.sub(r"([_:,(.])(?=\w)", r"\1<wbr>", match.group(2)) + match.group(3)
+
+    def cell(match: re.Match[str]) -> str:
+        return re.sub(r"(<code>)(.*?)(</code>)", code, match.group(0), flags=re.S)
+    return re.sub(r"<td[^>]*>.*?</td>", cell, body, flags=re.S)
+
+
 def add_ids(body: str) -> str:
     seen: dict[str, int] = {}
 
@@ -94,10 +106,13 @@ def add_ids(body: str) -> str:
 
 
 def render(source: str, site: str, rendered: set[str]) -> str:
+    # In DOCS_VENV only: imported here, so that the self-test
+    # (tools/docs/selftest.py) reads this file without it.
+    import markdown2  # type: ignore[import-not-found, import-untyped, unused-ignore]
     with open(source, encoding="utf-8") as f:
         text = f.read()
     body = markdown2.markdown(text, extras=["fenced-code-blocks", "tables", "code-friendly", "cuddled-lists"])
-    body = add_ids(rewrite_links(body, source, rendered))
+    body = table_code_breaks(add_ids(rewrite_links(body, source, rendered)))
     title = re.search(r"<h1[^>]*>(.*?)</h1>", body, flags=re.S)
     name = html.unescape(re.sub(r"<[^>]+>", "", title.group(1))) if title else source
     depth = source.count("/") + 1  # guide/ plus the document's folders

@@ -29,7 +29,9 @@ Standard library only.
 from __future__ import annotations
 
 import html
+import importlib.util
 import json
+import os
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -82,13 +84,36 @@ PALETTE = ["#f2c14e", "#7cc6fe", "#9be39b", "#f78fb3", "#c3aed6", "#ffb870", "#8
 MADE = "#ffffff"  # a value the operator made at a frame where no input emitted
 GREY_FILL, GREY_EDGE, GREY_INK = "#eeeeee", "#aaaaaa", "#888888"
 
-# Each bounded operator of the table: where its capacity and its policy are
-# among its words, and which inputs it takes its values from ("upstream":
-# the values of the operator before it; "named": the inputs its words name
-# after the policy).
-BOUNDED = {"onBackpressureBuffer": (1, 2, "upstream"), "deliverOnBounded": (1, 2, "upstream"),
-           "zipBounded": (1, 2, "named"), "queueBounded": (1, 2, "upstream"),
-           "mergeMapBounded": (2, 3, "upstream"), "bufferTimeBounded": (2, 3, "upstream")}
+# The operator table (tools/api/operators.md) and the script that reads it.
+OPERATORS_PY = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "api", "operators.py")
+
+
+def bounded_operators(rows: list[dict[str, str]] | None = None) -> dict[str, tuple[int, int, str]]:
+    """Each bounded operator of the operator table (`rows`, else the table
+    itself), by its marble name: where its capacity and its policy are among
+    its words (its shape's marble layout, tools/api/shapes.py), and which
+    inputs it takes its values from ("named": the inputs its words name after
+    the policy, a shape of signals; "upstream": the values of the operator
+    before it). Read from the table, as the docs' other columns are, so that
+    a bounded operator added there gets its drops drawn with no edit here
+    (issue 80: a hand-kept copy lost them silently)."""
+    spec = importlib.util.spec_from_file_location("marble_svg_operators", OPERATORS_PY)
+    assert spec is not None and spec.loader is not None
+    operators = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(operators)
+    if rows is None:
+        _, _, rows = operators.read_table(os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+            OPERATORS_PY))), operators.TABLE))
+    found = {}
+    for marble, (op, _) in operators.described_operators(rows).items():
+        if op.shape.bounded:
+            layout = operators.shapes.marble_layout(op.shape)
+            found[marble] = (layout.index("capacity") + 1, layout.index("overflow") + 1,
+                             "named" if "signals" in layout else "upstream")
+    return found
+
+
+BOUNDED = bounded_operators()
 
 LEGEND = (
     "<p>Each picture is a case of the shared marble table (<code>Tests/marbles</code>), drawn from what the Swift "

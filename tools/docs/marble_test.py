@@ -18,11 +18,13 @@ Usage: marble_test.py (standard library only).
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import sys
 from typing import Any
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
 import marble_check  # noqa: E402
 import marble_svg  # noqa: E402
 
@@ -67,7 +69,27 @@ def case(name: str, operators: list[str], inputs: list[tuple[str, str, list[tupl
     return made
 
 
+def check_bounded_table() -> None:
+    """The bounded operators' words come from the operator table: one added
+    there is drawn with its drops, with no hand-kept list to forget."""
+    spec = importlib.util.spec_from_file_location("marble_test_operators", marble_svg.OPERATORS_PY)
+    assert spec is not None and spec.loader is not None
+    operators = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(operators)
+    _, _, rows = operators.read_table(os.path.join(HERE, "..", "..", operators.TABLE))
+    expect(marble_svg.BOUNDED.get("mergeMapBounded") == (2, 3, "upstream")
+           and marble_svg.BOUNDED.get("zipBounded") == (1, 2, "named")
+           and marble_svg.BOUNDED.get("onBackpressureBuffer") == (1, 2, "upstream"),
+           f"the bounded operators' capacity and policy words and inputs: {marble_svg.BOUNDED}")
+    model = next(row for row in rows if "`onBackpressureBuffer`" in row["marble"])
+    added = dict(model, marble="`newlyBounded`", c="`sk_signal_newly_bounded`", line=0)
+    found = marble_svg.bounded_operators(rows + [added])
+    expect(found.get("newlyBounded") == (1, 2, "upstream"),
+           f"a bounded operator added to the operator table is one the pictures draw the drops of: {found}")
+
+
 def main() -> int:
+    check_bounded_table()
     same_frame = case("same_frame", ["deliverOnBounded 1 dropNewest"], [("a", "-(12)-3|", [(0, 4)])], "-(12)-3|",
                       dropped=[])
     bar = case("bar", ["zipBounded 1 dropNewest a b"], [("a", "-1-2-3|", [(0, 7)]), ("b", "-------7-8|", [(0, 7)])],

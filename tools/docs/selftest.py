@@ -55,6 +55,7 @@ cpp_comments = load("cpp_comments")
 site_module = load("site")
 examples_module = load("examples")
 declarations = load("declarations")
+guides = load("guides")
 
 failures = []
 
@@ -110,6 +111,31 @@ def check_declarations() -> None:
         expect(problems == ["tools/api/operators.md:1: the C++ cell of 'queue' names queue_signals, but the C++ "
                             "binding never calls sk_signal_queue: the cell names another operator"],
                f"a name for a binding that never calls the function is reported: {problems}")
+    # A row with no C function of its own, another row's operator at fixed
+    # arguments (concatMap: merge_map one at a time), is held to that
+    # function: its cells say which (issue 80: C and C++ had a dash).
+    concat = {"line": "4", "operator": "concat map", "marble": "`concatMap`", "c": "—", "cpp": "—",
+              "python": "`merge_map`, max_concurrent=1", "rust": "`merge_map`, max_concurrent 1", "swift": "`mapToQueue`"}
+    merge = {"line": "5", "operator": "merge map", "marble": "`mergeMap`", "c": "`sk_signal_merge_map`",
+             "cpp": "`merge_map`", "python": "`merge_map` (`max_concurrent=`)", "rust": "`merge_map`",
+             "swift": "`mergeMap`"}
+    every = {"sk_signal_merge_map"}
+    called = {"C": every, "C++": every, "Python": every, "Rust": every}
+    problems = declarations.check_availability([concat, merge], called)
+    expect(sorted(p.split(": the ")[1].split(" cell")[0] for p in problems) == ["C", "C++"]
+           and all("the row is sk_signal_merge_map at fixed arguments" in p for p in problems),
+           f"a composed row's dash for a binding that has what it is composed from is reported: {problems}")
+    concat.update(c="`sk_signal_merge_map`, max_concurrent 1", cpp="`merge_map`, max_concurrent 1")
+    expect(declarations.c_function(concat) is None, "a C cell that composes names no function of the row's own")
+    problems = declarations.check_availability([concat, merge], called)
+    expect(problems == [], f"a composed row whose cells name what it is composed from passes: {problems}")
+    problems = declarations.check_availability([concat, merge], dict(called, Rust=set()))
+    expect(any("Rust cell of 'concat map' names merge_map, but the Rust binding never calls" in p for p in problems),
+           f"a composed row's name for a binding without its function is reported: {problems}")
+    concat["c"] = "`sk_signal_queue`, one at a time"
+    problems = declarations.check_availability([concat, merge], called)
+    expect(any("compose it from different functions" in p for p in problems),
+           f"cells that compose a row from different functions are reported: {problems}")
     swift = {"first(_:)": ["func first()"], "first(where:)": ["func first(where:)"],
              "mergeMap(maxConcurrent:capacity:overflow:onDrop:_:)": ["func mergeMap(bounded)"]}
     prefixes = {"first(", "first(where:", "mergeMap(maxConcurrent:capacity:overflow:onDrop:"}
@@ -232,6 +258,24 @@ def main() -> int:
            and "a.on_backpressure_buffer(2, Overflow::DropNewest)" in spelled["Rust"],
            "an operator of a shape and the bounded modifier is spelled from its row and its shape: "
            f"{spelled}")
+    costs = ("today", {"bare": {"impls": {"swift": {"instructions": 100.0, "allocs": 0.0}}},
+                       "zip": {"impls": {"swift": {"instructions": 99.7, "allocs": -0.0005}}}})
+    cost = "".join(site_module.cost_html("sk_signal_zip", costs))
+    expect("<td>0</td><td>0.00</td>" in cost and "-0" not in cost,
+           f"a cost that rounds to zero reads 0, never -0 (zip's -0.00, issue 80): {cost}")
+    expect(site_module.figure(-1234.4, 0) == "-1,234" and site_module.figure(-0.006, 2) == "-0.01",
+           "a negative cost keeps its sign")
+    # Names in a guide's tables break between their words only; signatures
+    # wrap to their box (issue 80: names broken mid-word, signatures cut).
+    expect("anywhere" not in guides.STYLE, f"no rule of the guides breaks a name anywhere: {guides.STYLE}")
+    cells = guides.table_code_breaks("<td><code>distinct_until_changed</code></td><p><code>a_b</code></p>"
+                                     "<td align='left'><code>Signal::zip</code>, <code>take(until:)</code></td>")
+    expect(cells == "<td><code>distinct_<wbr>until_<wbr>changed</code></td><p><code>a_b</code></p>"
+                    "<td align='left'><code>Signal::<wbr>zip</code>, <code>take(<wbr>until:)</code></td>",
+           f"a name in a table's cell may break after _ : , ( . only: {cells}")
+    signature = site_module.signature_html("C++", True, ["template <class F> signal merge_map(F &&f) const;"])
+    expect("<pre class='signature'>" in signature and "pre.signature { white-space: pre-wrap;" in site_module.STYLE,
+           f"a signature wraps to its box: {signature}")
     page = "".join(site_module.examples_html("take", None))
     expect("no-example" in page and "alone" in page, "a page without an example says why")
     page = "".join(site_module.examples_html("share", (shared, {lang: (examples_module.RENDER[lang](shared),

@@ -274,6 +274,14 @@ def operator_costs() -> tuple[str, dict[str, dict[str, Any]]]:
     return str(data.get("measured", "")), dict(data.get("rows", {}))
 
 
+def figure(value: float, places: int) -> str:
+    """`value` with `places` decimals and thousands' commas; one that rounds
+    to zero is 0, never "-0.00" (zip's Swift allocations per put measured
+    -0.0005: a put that allocated nothing, over a bare run's stray one)."""
+    text = f"{value:,.{places}f}"
+    return text[1:] if text.startswith("-") and float(text.replace(",", "")) == 0 else text
+
+
 def cost_html(c_name: str | None, costs: tuple[str, dict[str, dict[str, Any]]]) -> list[str]:
     """The operator's row of the cost table, per API: instructions per put
     added over the bare pipe and subscriber, and allocations per put."""
@@ -287,7 +295,7 @@ def cost_html(c_name: str | None, costs: tuple[str, dict[str, dict[str, Any]]]) 
         if not mine or not bare:
             continue
         added = mine["instructions"] - bare["instructions"]
-        cells.append(f"<tr><th>{title}</th><td>{added:,.0f}</td><td>{mine['allocs']:.2f}</td></tr>")
+        cells.append(f"<tr><th>{title}</th><td>{figure(added, 0)}</td><td>{figure(mine['allocs'], 2)}</td></tr>")
     if not cells:
         return []
     return ["<h2>Cost</h2>",
@@ -384,6 +392,7 @@ table { border-collapse: collapse; } td, th { border: 1px solid #ccc; padding: .
 nav a { margin-right: 1em; }
 ul.ops { columns: 4; }
 pre { background: #f6f8fa; padding: .6em .8em; overflow-x: auto; }
+pre.signature { white-space: pre-wrap; overflow-wrap: break-word; }
 pre.output { background: #fff; border-left: 3px solid #9be39b; }
 .example p.prints { margin: .3em 0; color: #555; font-size: 90%; }
 .tabs > input { position: absolute; opacity: 0; }
@@ -463,6 +472,15 @@ def prose_html(text: str, pages: set[str]) -> str:
     return "".join(out)
 
 
+def signature_html(lang: str, has: bool, lines: list[str]) -> str:
+    """A language's declarations on an operator page: wrapped at their
+    spaces to the box's width (pre.signature), where a long one was cut at
+    its edge (issue 80)."""
+    note = "" if has else ("<p class='composed'>Not in this binding yet: the declarations of what the "
+                           "example composes it from.</p>\n")
+    return f"<h3>{lang}</h3>\n{note}<pre class='signature'><code>{html.escape(chr(10).join(lines))}</code></pre>"
+
+
 def operator_page(op: str, row: dict[str, str], cases: list[dict[str, Any]], links: list[tuple[str, str | None, str]],
                   swift_built: bool, brief: str, languages: list[tuple[str, bool, list[str], list[str]]],
                   example: tuple[Any, dict[str, tuple[str, str]]] | None = None, cost: list[str] | None = None,
@@ -487,9 +505,7 @@ def operator_page(op: str, row: dict[str, str], cases: list[dict[str, Any]], lin
                     f"{html.escape(SIGNATURE_SOURCES)}). Each language takes the arguments in its own order: compare "
                     "them before porting a call.</p>")
         for lang, has, names, lines in languages:
-            note = "" if has else ("<p class='composed'>Not in this binding yet: the declarations of what the "
-                                   "example composes it from.</p>\n")
-            body.append(f"<h3>{lang}</h3>\n{note}<pre><code>{html.escape(chr(10).join(lines))}</code></pre>")
+            body.append(signature_html(lang, has, lines))
     body += examples_html(op, example)
     body += cost or []
     body += [
@@ -890,7 +906,8 @@ def main() -> int:
     all_rows = declarations.read_rows()
     bindings = declarations.Bindings(api, cpp_declared, swift_declared, declarations.rust_declarations(), all_rows)
     # The availability marks, held to the bindings; then each page's.
-    page_problems = declarations.check_availability(all_rows, declarations.called_functions())
+    page_problems = declarations.check_availability(all_rows,
+                                                    declarations.called_functions(c_api=set(api) if api else None))
     table = operator_rows()
     examples = operator_examples()
     costs = operator_costs()
@@ -907,7 +924,7 @@ def main() -> int:
         links = reference_links(table[op], c_tags, cpp_tags, py_ids, swift_pages, rust_ids)
         coverage.append((op, links))
         with open(os.path.join(site, "operators", op + ".html"), "w", encoding="utf-8") as f:
-            c_name = first_name(table[op]["c"])
+            c_name = declarations.c_function(table[op])
             brief, c_words = declarations.prose(table[op], api, all_rows)
             if c_words:
                 page_problems.append(f"operators/{op}.html: its prose says {', '.join(c_words)}, C's words, to "
@@ -984,11 +1001,14 @@ def main() -> int:
 <li><a href='cpp/index.html'>C++</a>: <code>signalkit.hpp</code>, <code>signalkit_test.hpp</code> (Doxygen)</li>
 <li><a href='python/pysignalkit.html'>Python</a>: the <code>pysignalkit</code> package (pdoc, from its docstrings and annotations)</li>
 <li><a href='rust/rsignalkit/index.html'>Rust</a>: the <code>rsignalkit</code> crate (rustdoc)</li>
-<li id='swift'>Swift: {swift}. DocC's pages are a web application: serve the site over HTTP rather than opening
-its files: <code>make docs-serve</code> (from the checkout), then <code>http://127.0.0.1:8000/</code>.</li>
+<li id='swift'>Swift: {swift}. DocC's pages are a web application, blank when opened from a file: serve the
+site over HTTP rather than opening its files: <code>make docs-serve</code> (from the checkout), or
+<code>python3 -m http.server --directory FOLDER</code> with this page's folder (an installed copy:
+<code>/usr/share/doc/libsignalkit-doc/html</code>), then <code>http://127.0.0.1:8000/</code>.</li>
 </ul>
 <p id='served-from-file' class='note' hidden>You opened this site from a file: every page but the Swift reference
-works so; for the Swift reference run <code>make docs-serve</code> and open <code>http://127.0.0.1:8000/</code>.</p>
+works so; for the Swift reference serve this page's folder over HTTP, <code>python3 -m http.server --directory
+FOLDER</code> (or <code>make docs-serve</code> from the checkout), and open <code>http://127.0.0.1:8000/</code>.</p>
 <script>if (location.protocol === 'file:') document.getElementById('served-from-file').hidden = false;</script>
 {guides}
 <h2 id='operators'>Operators</h2>

@@ -17,6 +17,10 @@
 //! or another version, the build stops with a message that says what was
 //! asked, what was found and what to install or set.
 //!
+//! Under docs.rs (`DOCS_RS` set), which builds the documentation alone on
+//! a machine without libsignalkit, it finds and links nothing: rustdoc
+//! needs no library, and the build goes on (the usual `-sys` convention).
+//!
 //! No rpath: cargo gives a build script's link arguments
 //! (`cargo:rustc-link-arg`) only to its own package's targets, never to the
 //! program of a crate that depends on this one, and rustc's `-l link-arg=`,
@@ -154,10 +158,21 @@ fn from_pkg_config(ffi: bool) {
 }
 
 fn main() {
-    for var in ["SIGNALKIT_LIB_DIR", "PKG_CONFIG", "PKG_CONFIG_PATH", "PKG_CONFIG_LIBDIR", "PKG_CONFIG_SYSROOT_DIR"] {
+    let read = [
+        "SIGNALKIT_LIB_DIR",
+        "PKG_CONFIG",
+        "PKG_CONFIG_PATH",
+        "PKG_CONFIG_LIBDIR",
+        "PKG_CONFIG_SYSROOT_DIR",
+        "DOCS_RS",
+    ];
+    for var in read {
         println!("cargo:rerun-if-env-changed={}", var);
     }
     println!("cargo:rerun-if-changed=build.rs");
+    if env::var_os("DOCS_RS").is_some() {
+        return;
+    }
     let ffi = env::var_os("CARGO_FEATURE_FFI").is_some();
     match env::var("SIGNALKIT_LIB_DIR") {
         Ok(dir) => from_lib_dir(&dir, ffi),
