@@ -31,7 +31,8 @@ public enum SignalOverflow<E> {
     /// `refused` makes, as `fail` does: the producer is the thread
     /// delivering the values (a value put from inside a delivery), or the
     /// queue is host-drained or virtual-time (the thread that drains it may
-    /// be the producer).
+    /// be the producer), or the producer is running a host-drained or
+    /// virtual-time queue's work (`zip`, `mergeMap`, `queue`).
     case block(refused: (SignalOverflowError) -> E)
 }
 
