@@ -80,9 +80,10 @@ when the package call that ran the callbacks returns (subscribe, Pipe.put,
 Queue.drain, ...), never given to on_error, a catch handler or
 callback_error_hook; the subscription whose stream an ordinary exception of
 that callback would have failed ends, upstream disposed (the rule in full:
-the Python guide, docs/python.md, "Errors", Ctrl-C). While Python
-callbacks are held, the package installs its own SIGINT handler on the main thread (when Python's default one is in
-place), which defers the interrupt at the points where ctypes would lose it.
+the Python guide, docs/python.md, "Errors", Ctrl-C). While library
+objects are alive or Python callbacks are held, the package installs its own SIGINT handler on the main thread (when
+Python's default one is in place), which defers the interrupt at the points where ctypes would lose it or where it
+would leave an object alive (the package's own code: raised when the package call returns, or a moment later).
 A handler of the program's own, or SIGINT ignored (SIG_IGN, which Python
 keeps when it inherits it, as in a background job of a non-interactive
 shell), is left alone: Ctrl-C then interrupts nothing, as without the

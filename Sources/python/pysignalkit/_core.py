@@ -814,6 +814,9 @@ class _Interrupts:
     def __init__(self) -> None:
         self.local = self.Local()
         self.installed = False
+        self.again_lock = threading.Lock()
+        self.again_scheduled = False
+        self.again_expected = False  # the next SIGINT is deliver_again's
 
     @property
     def pending(self) -> Optional[BaseException]:
@@ -877,11 +880,25 @@ class _Interrupts:
             raise copy
 
     def handler(self, signum: int, frame: Optional[types.FrameType]) -> None:
+        landed = frame
+        in_package = frame is not None and (frame.f_code in self.CRITICAL_CODES or _is_package_code(frame))
+        if self.again_expected:
+            # This package's own SIGINT again (deliver_again): the interrupt
+            # still pending, unless the end of a package call raised it.
+            self.again_expected = False
+            if self.local.pending is None:
+                return
+            if in_package:
+                self.deliver_again()
+                return
+            self.raise_pending()
         if frame is not None and frame.f_code in self.CRITICAL_CODES:
             # Deferred to the end of the package call (_after_call raises
             # it), as in a callback. Not tripped again: Python would run
             # this handler again at its next check, inside this handler.
             self.defer(caller=True)
+            if not self.in_callback(frame):
+                self.deliver_again()  # no package call may end soon
             return
         while frame is not None:
             if frame.f_code in self.THUNK_CODES:
@@ -890,11 +907,53 @@ class _Interrupts:
                 self.defer(caller=True)  # the main thread: its own code is below
                 return
             frame = frame.f_back
-        signal.default_int_handler(signum, frame)
+        if in_package:
+            # In this package's own bookkeeping (a handle made and not yet
+            # wrapped, a subscription started and not yet registered, a
+            # release under way): raised here, it left them alive for good.
+            # Raised at the end of the package call instead, or, outside
+            # callbacks, where the program's own code runs a moment later.
+            self.defer(caller=True)
+            if frame is None:
+                self.deliver_again()
+            return
+        signal.default_int_handler(signum, landed)
+
+    def in_callback(self, frame: Optional[types.FrameType]) -> bool:
+        """Whether a callback of this package is below `frame`."""
+        while frame is not None:
+            if frame.f_code in self.THUNK_CODES:
+                return True
+            frame = frame.f_back
+        return False
+
+    def deliver_again(self) -> None:
+        """Sends SIGINT to the main thread again, shortly, from a thread of
+        its own (once at a time): a real signal, so that a wait it finds
+        the main thread in ends as Ctrl-C's would. The handler then raises
+        the interrupt still pending where it lands, unless that is this
+        package's own code again (then once more, later)."""
+        with self.again_lock:
+            if self.again_scheduled:
+                return
+            self.again_scheduled = True
+
+        def again() -> None:
+            with self.again_lock:
+                self.again_scheduled = False
+            main = threading.main_thread()
+            if main.is_alive() and main.ident is not None:
+                self.again_expected = True
+                signal.pthread_kill(main.ident, signal.SIGINT)
+
+        timer = threading.Timer(0.002, again)
+        timer.daemon = True
+        timer.start()
 
     def install(self) -> None:
-        """On the main thread, while Python callbacks are held, with Python's
-        default SIGINT handler in place: this one instead."""
+        """On the main thread, while Python callbacks are held or library
+        objects are alive, with Python's default SIGINT handler in place:
+        this one instead."""
         if self.installed or threading.current_thread() is not threading.main_thread():
             return
         try:
@@ -905,9 +964,11 @@ class _Interrupts:
             pass
 
     def uninstall_if_idle(self) -> None:
-        """Puts the default handler back once no callback is held."""
+        """Puts the default handler back once no callback is held and no
+        library object is alive (a handle's making and its wrapping, or a
+        release under way, is bookkeeping the handler protects too)."""
         if not self.installed or _keep or self.pending is not None or _state.closing \
-                or threading.current_thread() is not threading.main_thread():
+                or threading.current_thread() is not threading.main_thread() or C.live_objects():
             return
         self.installed = False
         try:
@@ -915,6 +976,14 @@ class _Interrupts:
                 signal.signal(signal.SIGINT, signal.default_int_handler)
         except (ValueError, OSError):
             pass
+
+
+def _is_package_code(frame: types.FrameType) -> bool:
+    """Whether `frame` runs this package's own code (a composed chain of
+    stages included), not the program's nor the standard library's."""
+    module = frame.f_globals.get("__name__")
+    return (isinstance(module, str) and (module == "pysignalkit" or module.startswith("pysignalkit."))) \
+        or frame.f_code.co_filename == "<signalkit chain>"
 
 
 def _has_caller() -> bool:
@@ -928,9 +997,7 @@ def _has_caller() -> bool:
     caller. Walks the stack: called only for a KeyboardInterrupt."""
     frame: Optional[types.FrameType] = sys._getframe(1)
     while frame is not None:
-        module = frame.f_globals.get("__name__")
-        if not (isinstance(module, str) and (module == "pysignalkit" or module.startswith("pysignalkit."))) \
-                and frame.f_code.co_filename != "<signalkit chain>":
+        if not _is_package_code(frame):
             return True
         frame = frame.f_back
     return False

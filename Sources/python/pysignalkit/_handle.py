@@ -63,6 +63,8 @@ class _Handle(_Uncopyable):
             self._owned = pointer
         self._pointer = pointer
         _state.used = True  # a fork's child refuses the library from now on (_core._after_fork)
+        if not _interrupts.installed:
+            _interrupts.install()  # while library objects are alive (_Interrupts.handler)
 
     @property
     def pointer(self) -> int:
