@@ -9,6 +9,7 @@ implement; the public names are re-exported there.
 
 from __future__ import annotations
 
+import _thread
 import atexit
 import ctypes
 import importlib
@@ -939,6 +940,7 @@ class _Interrupts:
             self.again_scheduled = True
 
         def again() -> None:
+            time.sleep(0.002)
             with self.again_lock:
                 self.again_scheduled = False
             main = threading.main_thread()
@@ -946,9 +948,9 @@ class _Interrupts:
                 self.again_expected = True
                 signal.pthread_kill(main.ident, signal.SIGINT)
 
-        timer = threading.Timer(0.002, again)
-        timer.daemon = True
-        timer.start()
+        # A thread started without waiting for it (threading's start waits
+        # in Python code, where this handler could run again, nested).
+        _thread.start_new_thread(again, ())
 
     def install(self) -> None:
         """On the main thread, while Python callbacks are held or library
