@@ -102,11 +102,17 @@ bench-peers: $(if $(RXCPP_HEADERS),$(BENCH_OUT)/bench_rxcpp) $(if $(RPP_HEADERS)
 	@if [ -z "$(RPP_HEADERS)" ]; then rm -f $(BENCH_OUT)/bench_rpp; \
 		echo "ReactivePlusPlus: no headers in $(PEERS_DIR)/rpp, skipped (Benchmarks/README.md, The C++ peers)"; fi
 
-bench: bench-c bench-cpp bench-peers bench-rust ## the benchmark suite: every workload, every implementation, one table (and the Rust crate's W1, W2, W2b, W3 against the C API)
+# Last, the NATS bridge against libnats (bench-nats, mk/nats.mk) where
+# libnats and nats-server are installed; one line says it is skipped where
+# they are not (the bridge is optional: make bench never needs it).
+bench: bench-c bench-cpp bench-peers bench-rust ## the benchmark suite: every workload, every implementation, one table (and the Rust crate's W1, W2, W2b, W3 against the C API; the NATS bridge against libnats where it can be built)
 	$(call replan_when_core_files_change,Benchmarks/Suite/.build)
 	cd Benchmarks/Suite && $(SWIFT) build -c release --product SwiftBench
 	$(PYTHON) Benchmarks/run.py bench --reps $(BENCH_REPS) --divide $(BENCH_DIVIDE) --out $(BENCH_OUT) --stage $(STAGE)/usr/lib \
 		--swift Benchmarks/Suite/.build/release/SwiftBench --rust $(RUST_BENCH)
+	@if pkg-config --exists libnats && { command -v nats-server > /dev/null || test -x /usr/sbin/nats-server; }; then \
+		$(MAKE) --no-print-directory -o stage bench-nats; \
+		else echo "bench: no libnats-dev or nats-server here: the NATS bridge's bench-nats skipped (make deps installs them)"; fi
 
 # The workloads compared with the C++ peers (run.py INTERLEAVED_WORKLOADS, or
 # BENCH_WORKLOADS=W2b,W4), each program once per round, in turn, BENCH_REPS

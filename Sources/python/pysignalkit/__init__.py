@@ -110,6 +110,11 @@ time operators on virtual time with marble diagrams: TestScheduler (a
 virtual-time queue with a frame size; cold, hot, record, advance, run),
 TestSignal, TestRecorder.
 
+NATS. The module pysignalkit.nats (import it on its own) makes NATS
+subjects into signals and signals into NATS messages, JetStream included,
+over the C bridge libsignalkit-nats, which the wheel does not carry
+(docs/nats.md, "Python").
+
 
 Loading. The package loads its own copies of libsignalkit.so.0 and
 libsignalkit-ffi.so.0 (in pysignalkit/_lib); the environment variable
@@ -135,7 +140,7 @@ the installed copies the loader finds (library_paths() says which).
 #   10 _signal: Signal, composed from the core and the families
 #   11 _subjects: Pipe, Promise, ValuePromise
 #   12 _trampoline: Trampoline
-#   13 testing, and the package itself: what a program imports
+#   13 testing, nats, and the package itself: what a program imports
 
 from . import _core
 from ._asyncio import SignalIterator, asyncio_queue

@@ -1,0 +1,344 @@
+"""pysignalkit.nats against a real nats-server that each test starts (on
+127.0.0.1, free ports, JetStream in a temporary folder) and stops.
+
+Skipped, saying why, when nats-server or libsignalkit-nats is not there
+(the wheel carries no libsignalkit-nats: `make test-python` skips these;
+`make test-nats` runs them with SIGNALKIT_NATS_LIB pointing at the built
+bridge, and SIGNALKIT_NATS_REQUIRED=1, which turns the skip into a
+failure)."""
+import gc
+import json
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+import threading
+import time
+
+import pytest
+
+import pysignalkit as sk
+from pysignalkit import SignalError, SignalKitError
+
+WAIT_SECONDS = 10.0
+
+
+def _server_program():
+    program = os.environ.get("NATS_SERVER") or ("/usr/sbin/nats-server" if os.access("/usr/sbin/nats-server", os.X_OK)
+                                                else shutil.which("nats-server"))
+    return program
+
+
+def _bridge():
+    """The module, or the reason it cannot be had."""
+    try:
+        from pysignalkit import nats
+    except ImportError as error:
+        return None, str(error)
+    return nats, ""
+
+
+nats, _REASON = _bridge()
+_PROGRAM = _server_program()
+_MISSING = (f"pysignalkit.nats cannot load libsignalkit-nats: {_REASON}" if nats is None else
+            "no nats-server (Debian: apt-get install nats-server; `make deps`)" if _PROGRAM is None else "")
+if _MISSING and os.environ.get("SIGNALKIT_NATS_REQUIRED") == "1":
+    raise RuntimeError(f"SIGNALKIT_NATS_REQUIRED=1: {_MISSING}")
+pytestmark = pytest.mark.skipif(bool(_MISSING), reason=_MISSING)
+
+
+def _free_ports(count):
+    """Free ports on 127.0.0.1: bound at once (so they differ), then let go."""
+    sockets = [socket.socket(socket.AF_INET, socket.SOCK_STREAM) for _ in range(count)]
+    try:
+        for s in sockets:
+            s.bind(("127.0.0.1", 0))
+        return [s.getsockname()[1] for s in sockets]
+    finally:
+        for s in sockets:
+            s.close()
+
+
+class Server:
+    """A nats-server with JetStream in a folder of its own; `url`."""
+
+    def __init__(self):
+        self.folder = tempfile.mkdtemp(prefix="nats-python-")
+        port, monitor = _free_ports(2)
+        self.url = f"nats://127.0.0.1:{port}"
+        self.log = os.path.join(self.folder, "server.log")
+        self.process = subprocess.Popen(
+            [_PROGRAM, "-a", "127.0.0.1", "-p", str(port), "-m", str(monitor), "-js", "-sd",
+             os.path.join(self.folder, "js"), "-l", self.log],
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+        # Poll: connect until the server accepts, with a deadline; between
+        # attempts wait for the server's death (a failed start) for 5 ms.
+        deadline = time.monotonic() + WAIT_SECONDS
+        while True:
+            try:
+                nats.connect(self.url).close()
+                return
+            except ConnectionError:
+                pass
+            try:
+                status = self.process.wait(timeout=0.005)
+            except subprocess.TimeoutExpired:
+                status = None
+            if status is not None:
+                raise RuntimeError(f"nats-server exited ({status}) before accepting connections: {self._log()}")
+            if time.monotonic() > deadline:
+                self.stop()
+                raise RuntimeError(f"nats-server did not accept a connection within {WAIT_SECONDS} s")
+
+    def _log(self):
+        try:
+            with open(self.log, encoding="utf-8") as handle:
+                return handle.read()
+        except OSError:
+            return "(no log)"
+
+    def stop(self):
+        if self.process.poll() is None:
+            self.process.terminate()
+            self.process.wait(timeout=WAIT_SECONDS)
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+@pytest.fixture
+def server():
+    started = Server()
+    yield started
+    started.stop()
+
+
+@pytest.fixture
+def connection(server, clean):
+    """A connection to the test's server; afterwards (clean) nothing of the
+    library is left alive."""
+    with nats.connect(server.url) as made:
+        yield made
+    gc.collect()
+
+
+def _add_stream(connection, name, subjects):
+    """Creates a JetStream stream through the server's API (a request)."""
+    config = json.dumps({"name": name, "subjects": subjects, "storage": "file"})
+    with nats.request(connection, f"$JS.API.STREAM.CREATE.{name}", config, timeout=5.0) as asked:
+        reply = json.loads(asked.to_list(timeout=10)[0])
+    assert "error" not in reply, reply
+
+
+def _add_consumer(connection, stream, durable, subject):
+    config = json.dumps({"stream_name": stream, "config": {
+        "durable_name": durable, "ack_policy": "explicit", "filter_subject": subject, "ack_wait": 30_000_000_000,
+        "max_ack_pending": 1000}})
+    with nats.request(connection, f"$JS.API.CONSUMER.DURABLE.CREATE.{stream}.{durable}", config,
+                      timeout=5.0) as asked:
+        reply = json.loads(asked.to_list(timeout=10)[0])
+    assert "error" not in reply, reply
+
+
+class Collector:
+    """Values, the error and the completion of a subscription, with a wait
+    for a count (a condition, never a sleep)."""
+
+    def __init__(self):
+        self.values = []
+        self.error = None
+        self.completed = False
+        self.changed = threading.Condition()
+
+    def on_next(self, value):
+        with self.changed:
+            self.values.append(value)
+            self.changed.notify_all()
+
+    def on_error(self, error):
+        with self.changed:
+            self.error = error
+            self.changed.notify_all()
+
+    def on_completed(self):
+        with self.changed:
+            self.completed = True
+            self.changed.notify_all()
+
+    def wait(self, count, seconds=WAIT_SECONDS):
+        with self.changed:
+            assert self.changed.wait_for(lambda: len(self.values) >= count or self.error is not None, seconds), \
+                f"{len(self.values)} of {count} values within {seconds} s"
+        return self.values
+
+
+def test_messages_of_a_subject_arrive_in_order(connection):
+    count = 10_000
+    received = Collector()
+    with nats.subject(connection, "py.order") as signal:
+        with signal.subscribe(received.on_next, received.on_error):
+            connection.flush()  # the subscription is known to the server
+            with nats.publish(sk.Signal.from_iterable(str(i) for i in range(count)), connection, "py.order") as out:
+                assert len(out.to_list(timeout=WAIT_SECONDS)) == count  # flushed after the last
+            values = received.wait(count)
+    assert received.error is None
+    assert values == [str(i).encode() for i in range(count)]
+
+
+def test_message_shape_and_a_bounded_subject(connection):
+    received = Collector()
+    dropped = []
+    with nats.subject(connection, "py.shape", shape="message", capacity=4, overflow="drop_newest",
+                      on_drop=lambda value, n: dropped.append(n)) as signal:
+        with signal.subscribe(received.on_next, received.on_error):
+            connection.flush()
+            with nats.publish(sk.Signal.from_iterable([b"a", "b"]), connection, "py.shape") as out:
+                out.to_list(timeout=WAIT_SECONDS)
+            values = received.wait(2)
+    assert values == [[b"a", "py.shape", None, None], [b"b", "py.shape", None, None]]
+    assert dropped == []
+
+
+def test_a_published_signal_reaches_a_subscriber(connection):
+    received = Collector()
+    with nats.subject(connection, "py.sums") as signal, \
+            signal.subscribe(received.on_next, received.on_error):
+        connection.flush()
+        readings = sk.Signal.from_iterable([1, 2, 3, 4]).scan(lambda total, x: total + x, 0).map(str)
+        with nats.publish(readings, connection, "py.sums") as published:
+            assert published.to_list(timeout=WAIT_SECONDS) == ["1", "3", "6", "10"]
+        assert received.wait(4) == [b"1", b"3", b"6", b"10"]
+
+
+def test_request_and_reply(connection):
+    # The service: each request on svc.upper answered with its payload in
+    # capitals, published to its reply subject from the client's thread.
+    def answer(message):
+        payload, _, reply, _ = message
+        with nats.publish(sk.Signal.single(payload.upper()), connection, reply) as sent:
+            sent.subscribe()
+
+    with nats.subject(connection, "svc.upper", queue_group="workers", shape="message") as service, \
+            service.subscribe(answer):
+        connection.flush()
+        with nats.request(connection, "svc.upper", "hello", timeout=5.0) as asked:
+            assert asked.to_list(timeout=WAIT_SECONDS) == [b"HELLO"]
+        with nats.request(connection, "svc.nobody", b"x", timeout=5.0) as nobody:
+            with pytest.raises(SignalError) as raised:
+                nobody.to_list(timeout=WAIT_SECONDS)
+    assert raised.value.value == ("sk_nats_request: no responders for 'svc.nobody' "
+                                  "(nats: No responders available for request)")
+
+
+def test_jetstream_publish_with_acknowledgements_then_consume_after_next(connection):
+    count = 2_000
+    _add_stream(connection, "PY", ["py.js.>"])
+    _add_consumer(connection, "PY", "readers", "py.js.readings")
+    readings = sk.Signal.from_iterable(f"{i}" for i in range(count))
+    with nats.js_publish(readings, connection, "py.js.readings", window=64, ack_wait=2.0, attempts=5) as publishing:
+        sequences = publishing.to_list(timeout=30)
+    assert sorted(sequences) == list(range(1, count + 1))  # each acknowledged once, at its stream sequence
+
+    received = Collector()
+    with nats.js_consume(connection, "PY", "readers", "py.js.readings", capacity=100) as consuming:
+        with consuming.subscribe(received.on_next, received.on_error):
+            values = received.wait(count, 30)
+    assert received.error is None
+    assert values[:count] == [str(i).encode() for i in range(count)]
+    # Every one acknowledged after its on_next: none left pending.
+    with nats.request(connection, "$JS.API.CONSUMER.INFO.PY.readers", None, timeout=5.0) as info:
+        state = json.loads(info.to_list(timeout=10)[0])
+    assert state["num_pending"] == 0
+    deadline = time.monotonic() + WAIT_SECONDS
+    while state["num_ack_pending"] and time.monotonic() < deadline:  # the last +ACKs on their way
+        with nats.request(connection, "$JS.API.CONSUMER.INFO.PY.readers", None, timeout=5.0) as info:
+            state = json.loads(info.to_list(timeout=10)[0])
+    assert state["num_ack_pending"] == 0
+
+
+def test_jetstream_explicit_acknowledgements(connection):
+    _add_stream(connection, "PYX", ["pyx.>"])
+    _add_consumer(connection, "PYX", "explicit", "pyx.jobs")
+    with nats.js_publish(sk.Signal.from_iterable([b"a", b"b", b"c"]), connection, "pyx.jobs") as publishing:
+        assert len(publishing.to_list(timeout=WAIT_SECONDS)) == 3
+    kept = Collector()
+    with nats.js_consume(connection, "PYX", "explicit", "pyx.jobs", ack="explicit", capacity=2) as consuming:
+        with consuming.subscribe(kept.on_next, kept.on_error):
+            first, second = kept.wait(2)
+            assert isinstance(first, nats.Message) and first.payload == b"a" and first.subject == "pyx.jobs"
+            assert first[0] == b"a" and len(first) == 4
+            nats.ack(first)  # gives one room back: the third comes
+            third = kept.wait(3)[2]
+            assert third.payload == b"c"
+            second.ack("ack")
+            third.ack("term")
+            nats.ack(third, "ack")  # final already: nothing
+    with pytest.raises(SignalKitError) as raised:
+        nats.ack(b"not a message")
+    assert raised.value.message == ("sk_nats_ack: message is no value of sk_nats_js_consume() with "
+                                    "SK_NATS_ACK_EXPLICIT, nor its item SK_NATS_ITEM_ACK")
+    del first, second, third
+    kept.values.clear()
+
+
+def test_a_dispose_leaves_nothing_alive(server, clean):
+    before = sk.live_objects()
+    with nats.connect(server.url) as conn:
+        received = Collector()
+        signal = nats.subject(conn, "py.dispose", capacity=16, overflow="drop_oldest")
+        subscription = signal.subscribe(received.on_next)
+        conn.flush()
+        stop = threading.Event()
+
+        def publish_forever():
+            while not stop.is_set():
+                with nats.publish(sk.Signal.from_iterable([b"x"] * 100), conn, "py.dispose") as out:
+                    out.to_list(timeout=WAIT_SECONDS)
+
+        publisher = threading.Thread(target=publish_forever)
+        publisher.start()
+        received.wait(10)
+        subscription.dispose()
+        count = len(received.values)
+        stop.set()
+        publisher.join()
+        subscription.close()
+        signal.close()
+        assert sk.wait_released(10), (sk.live_objects(), sk.pending_callbacks(), sk.boxed_objects())
+        assert len(received.values) == count  # nothing after the dispose returned
+        assert sk.live_objects() == before == 0
+
+
+def test_close_destroys_once_the_signals_are_gone(server, clean):
+    conn = nats.connect(server.url)
+    signal = nats.subject(conn, "py.closed")
+    conn.close()
+    assert conn.closed
+    with pytest.raises(SignalError) as raised:
+        signal.to_list(timeout=WAIT_SECONDS)
+    assert raised.value.value == "sk_nats_subject: cannot subscribe to 'py.closed' (nats: Connection Closed)"
+    signal.close()
+    with pytest.raises(ValueError):
+        nats.subject(conn, "py.closed")
+
+
+def test_a_bad_subject_gives_the_bridges_error_in_words(connection):
+    with nats.subject(connection, "a b") as bad:
+        with pytest.raises(SignalError) as raised:
+            bad.to_list(timeout=WAIT_SECONDS)
+    assert raised.value.value == "sk_nats_subject: cannot subscribe to 'a b' (nats: Invalid Subject)"
+    with nats.request(connection, "", "x", timeout=1.0) as empty:
+        with pytest.raises(SignalError) as raised:
+            empty.to_list(timeout=WAIT_SECONDS)
+    assert raised.value.value == "sk_nats_request: cannot publish the request to '' (nats: Invalid Subject)"
+    # Arguments the bridge refuses: its message, as the package's SignalKitError.
+    with pytest.raises(SignalKitError) as refused:
+        nats.request(connection, "x", "y", timeout=0.0)
+    assert refused.value.message.startswith("sk_nats_request: ")
+    with pytest.raises(SignalKitError) as refused:
+        nats.subject(connection, "x", shape=7)
+    assert refused.value.message.startswith("sk_nats_subject: ")
+    with pytest.raises(ValueError):
+        nats.subject(connection, "x", shape="json")
+    with pytest.raises(ConnectionError) as failed:
+        nats.connect("nats://127.0.0.1:1")
+    assert "cannot connect to 'nats://127.0.0.1:1' (nats: " in str(failed.value)
