@@ -517,3 +517,13 @@ int nats_server_subscriptions(const nats_server *server, const char *subject) {
 int nats_server_subscriptions_starting(const nats_server *server, const char *prefix) {
     return subscriptions_matching(server, prefix, false);
 }
+
+long nats_wait_live_objects(long expected) {
+    struct timespec pause = {0, 1000000};
+    long live = sk_live_objects();
+    for (int i = 0; i < 60000 && live != expected; i++) {
+        nanosleep(&pause, NULL);
+        live = sk_live_objects();
+    }
+    return live;
+}

@@ -21,7 +21,7 @@ static void expect_error(sk_signal *signal, const char *word1, const char *word2
     cr_assert(recorder_wait(&r, &r.releases, 1));
     cr_assert_eq(recorder_get(&r, &r.nexts), 0);
     recorder_destroy(&r);
-    if (sk_live_objects() != live) {
+    if (nats_wait_live_objects(live) != live) {
         sk_live_objects_print(stderr); /* what is alive (with SIGNALKIT_CHECK_HANDLES=1) */
     }
     cr_assert_eq(sk_live_objects(), live);
