@@ -109,12 +109,14 @@ test-nats: nats-tests nats-stage test-nats-python ## the NATS bridge against a r
 	$(CC) -std=c11 -Wall -Wextra -Werror Tests/nats/package/main.c $$($(STAGE_PKG) --cflags --libs signalkit-nats) \
 		-o $(NATS_OUT)/package-pc
 	LD_LIBRARY_PATH=$(STAGE)/usr/lib $(NATS_OUT)/package-pc
-	rm -rf $(NATS_OUT)/package-cmake
-	cmake -S Tests/nats/package -B $(NATS_OUT)/package-cmake -DCMAKE_PREFIX_PATH=$(STAGE)/usr \
-		-DREQUEST=$(word 1,$(subst ., ,$(VERSION))).$(word 2,$(subst ., ,$(VERSION))) > $(NATS_OUT)/package-cmake.log \
-		|| { cat $(NATS_OUT)/package-cmake.log; exit 1; }
-	cmake --build $(NATS_OUT)/package-cmake > $(NATS_OUT)/package-cmake.log || { cat $(NATS_OUT)/package-cmake.log; exit 1; }
-	LD_LIBRARY_PATH=$(STAGE)/usr/lib $(NATS_OUT)/package-cmake/nats_package
+	for component in OFF ON; do \
+		rm -rf $(NATS_OUT)/package-cmake && \
+		cmake -S Tests/nats/package -B $(NATS_OUT)/package-cmake -DCMAKE_PREFIX_PATH=$(STAGE)/usr -DCOMPONENT=$$component \
+			-DREQUEST=$(word 1,$(subst ., ,$(VERSION))).$(word 2,$(subst ., ,$(VERSION))) > $(NATS_OUT)/package-cmake.log \
+			|| { cat $(NATS_OUT)/package-cmake.log; exit 1; }; \
+		cmake --build $(NATS_OUT)/package-cmake > $(NATS_OUT)/package-cmake.log || { cat $(NATS_OUT)/package-cmake.log; exit 1; }; \
+		LD_LIBRARY_PATH=$(STAGE)/usr/lib $(NATS_OUT)/package-cmake/nats_package || exit 1; \
+	done
 	rm -rf $(NATS_TMP) && mkdir -p $(NATS_TMP)
 	TMPDIR=$(NATS_TMP) $(RUN_NATS) $(NATS_OUT)/nats-tests --jobs 1
 	$(NATS_RUST_CARGO) test --offline --quiet -p rsignalkit-nats

@@ -50,6 +50,11 @@ expect complete TRUE "$both" -DREQUIRE=signalkit-ffi
 expect complete TRUE "$both" -DOPTIONAL=no-such-component -DEXPECT_MISSING=no-such-component
 expect complete FALSE "" "-DREQUIRE=signalkit;no-such-component" -DEXPECT_MISSING=no-such-component
 refused complete "SignalKit has no component no-such-component" -DREQUIRE=no-such-component
+# The tree has the core and the ffi layer, not the NATS bridge (make
+# test-nats finds it through this component in a tree that has it).
+expect complete TRUE "$both" -DOPTIONAL=nats -DEXPECT_MISSING=nats
+expect complete FALSE "" -DREQUIRE=nats -DEXPECT_MISSING=nats
+refused complete "component nats (SignalKit::nats) is not installed" -DREQUIRE=nats
 
 expect noffi TRUE SignalKit::signalkit
 expect noffi TRUE SignalKit::signalkit -DREQUIRE=signalkit
