@@ -81,5 +81,9 @@ void sk_nats__js_options_apply(const sk_nats__js_options *options, jsOptions *to
  * returns SK_OK, or the failing sk_value_ call's status (the message is
  * then the core's). `msg` stays the caller's. */
 int sk_nats__message_value(natsMsg *msg, sk_nats_shape shape, sk_value *out);
+/* The same, the subject item a new reference to `*subject_cache` when that
+ * holds the same text (else a new string, then kept there: nil at first,
+ * released by the caller). One thread at a time per cache. */
+int sk_nats__message_value_cached(natsMsg *msg, sk_nats_shape shape, sk_value *subject_cache, sk_value *out);
 
 #endif /* SK_NATS_INTERNAL_H */

@@ -2,6 +2,7 @@
  * (SK_NATS_PAYLOAD), or [payload, subject, reply or nil, headers or nil]
  * (SK_NATS_MESSAGE), the headers as [key, value] pairs of strings. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "internal.h"
 
@@ -63,7 +64,30 @@ static int sk_nats__headers_value(natsMsg *msg, sk_value *out) {
     return status;
 }
 
+/* The subject of a message as a string value: a new reference to `*cache`
+ * when it holds the same text (a subscription to a subject without
+ * wildcards sees one subject: one allocation per message saved), else a
+ * new string, then kept in `*cache`. `cache` may be NULL. */
+static int sk_nats__subject_value(const char *subject, sk_value *cache, sk_value *out) {
+    const char *text = NULL;
+    size_t length = 0;
+    if (cache != NULL && sk_value_kind(cache) == SK_KIND_STRING && sk_value_get_string(cache, &text, &length) == SK_OK &&
+        strncmp(text, subject, length) == 0 && subject[length] == '\0') {
+        return sk_value_copy(out, cache);
+    }
+    int status = sk_value_set_string(out, subject);
+    if (status == SK_OK && cache != NULL) {
+        sk_value_release(cache);
+        (void)sk_value_copy(cache, out);
+    }
+    return status;
+}
+
 int sk_nats__message_value(natsMsg *msg, sk_nats_shape shape, sk_value *out) {
+    return sk_nats__message_value_cached(msg, shape, NULL, out);
+}
+
+int sk_nats__message_value_cached(natsMsg *msg, sk_nats_shape shape, sk_value *subject_cache, sk_value *out) {
     sk_value items[4] = { { 0 }, { 0 }, { 0 }, { 0 } };
     sk_value_set_nil(out);
     int length = natsMsg_GetDataLength(msg);
@@ -73,7 +97,7 @@ int sk_nats__message_value(natsMsg *msg, sk_nats_shape shape, sk_value *out) {
         *out = items[SK_NATS_ITEM_PAYLOAD];
         return status;
     }
-    status = sk_value_set_string(&items[SK_NATS_ITEM_SUBJECT], natsMsg_GetSubject(msg));
+    status = sk_nats__subject_value(natsMsg_GetSubject(msg), subject_cache, &items[SK_NATS_ITEM_SUBJECT]);
     const char *reply = natsMsg_GetReply(msg);
     if (status == SK_OK && reply != NULL && reply[0] != '\0') {
         status = sk_value_set_string(&items[SK_NATS_ITEM_REPLY], reply);

@@ -39,6 +39,7 @@ typedef struct sk_nats__subscription {
     /* Touched on the client's delivery thread only (the message handler and
      * the completion callback run there, one after another). */
     bool ended;
+    sk_value subject_value; /* the last message's subject (message shape) */
 } sk_nats__subscription;
 
 static void sk_nats__subject_release(void *ctx) {
@@ -60,6 +61,7 @@ static void sk_nats__subscription_release(void *ctx) {
         return;
     }
     natsSubscription_Destroy(s->sub);
+    sk_value_release(&s->subject_value);
     sk_subscriber_release(s->subscriber);
     sk_nats__subject_release(s->signal);
     free(s);
@@ -93,7 +95,7 @@ static void sk_nats__on_message(natsConnection *connection, natsSubscription *su
         return;
     }
     sk_value value;
-    int status = sk_nats__message_value(msg, s->signal->shape, &value);
+    int status = sk_nats__message_value_cached(msg, s->signal->shape, &s->subject_value, &value);
     natsMsg_Destroy(msg);
     if (status != SK_OK) {
         s->ended = true;
