@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import concurrent.futures
 import sys
+import threading
+import weakref
 from ctypes import byref, c_void_p
 from typing import TYPE_CHECKING, Any, Callable, Generic, Optional, TypeVar, Union
 
@@ -47,6 +49,31 @@ def _room_future(room: int) -> "concurrent.futures.Future[None]":
     future.add_done_callback(lambda _: subscription.close())
     return future
 
+
+
+class _RunningLoop(threading.local):
+    """The loop this thread last found running (a weak reference)."""
+
+    loop: "Optional[weakref.ReferenceType[Any]]" = None
+
+
+_running_loop = _RunningLoop()
+
+
+def _require_running_loop() -> None:
+    """asyncio.get_running_loop()'s check (RuntimeError outside a running
+    loop) without its system call per call: CPython's asks getpid() each
+    time (to tell a forked child), which was most of a put_async's cost
+    where nothing waits. The loop found is remembered per thread; while an
+    asyncio loop runs, its _thread_id is the thread running it, so a
+    remembered loop still running on this thread needs no new look (a
+    forked child never gets here: put_async refuses it first). Other loops
+    (without _thread_id) are looked up each time."""
+    remembered = _running_loop.loop
+    loop = remembered() if remembered is not None else None
+    if loop is not None and getattr(loop, "_thread_id", None) == threading.get_ident():
+        return
+    _running_loop.loop = weakref.ref(asyncio.get_running_loop())
 
 class Pipe(Generic[T], _Handle):
     """A hot source: put(value) reaches the current subscribers of
@@ -138,16 +165,18 @@ class Pipe(Generic[T], _Handle):
         once the pipe is closed); cancelling the await before the put was
         made (while an earlier call's room is awaited) leaves the value
         out; after, the value is in."""
-        asyncio.get_running_loop()  # RuntimeError outside a running loop, as asyncio's own awaitables
-        self.pointer  # closed: ValueError now
-        if _state.forked:
+        if _state.forked:  # first: _require_running_loop trusts a loop it remembers
             raise _forked_error()
+        _require_running_loop()  # RuntimeError outside a running loop, as asyncio's own awaitables
+        self.pointer  # closed: ValueError now
         line, earlier = self._line, self._room
         if (line is None or line.done()) and (earlier is None or earlier.done()):
             # Nothing to wait for, nobody in line: the put at once (no await
             # between the test and the put, so no other call of this loop
             # comes between).
-            await self._put_async_now(value)
+            room = self._put_async_now(value)
+            if room is not None:
+                await asyncio.wrap_future(room)
             return
         # In line: after the call before this one has put, then once the
         # room is there. (Each woken call looked only at the room: a call
@@ -166,7 +195,9 @@ class Pipe(Generic[T], _Handle):
                 if earlier is None or earlier.done():
                     break
                 await asyncio.wrap_future(earlier)
-            await self._put_async_now(value, mine)
+            room = self._put_async_now(value, mine)
+            if room is not None:
+                await asyncio.wrap_future(room)
         finally:
             if not mine.done():
                 if turn or previous is None:
@@ -180,10 +211,13 @@ class Pipe(Generic[T], _Handle):
 
                     previous.add_done_callback(pass_on)
 
-    async def _put_async_now(self, value: T, turn: "Optional[concurrent.futures.Future[None]]" = None) -> None:
+    def _put_async_now(self, value: T,
+                       turn: "Optional[concurrent.futures.Future[None]]" = None) -> "Optional[concurrent.futures.Future[None]]":
         """put_async's put (put() in a scope that never waits); `turn`,
         the caller's place in line, is given up once the put is made (the
-        next call then waits for the room this one awaits)."""
+        next call then waits for the room this one awaits). Returns the
+        room to await, or None: a function, not a coroutine, so that a put
+        with room costs no second coroutine."""
         future = None
         _nowait_begin()
         try:
@@ -194,8 +228,7 @@ class Pipe(Generic[T], _Handle):
                 future = self._room = _room_future(room)
             if turn is not None:
                 turn.set_result(None)
-        if future is not None:
-            await asyncio.wrap_future(future)
+        return future
 
     def signal(self) -> Signal[T]:
         """The signal of the values put from now on (and, once the pipe

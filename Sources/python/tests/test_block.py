@@ -665,3 +665,43 @@ def test_the_interpreter_exits_promptly_with_a_producer_waiting(producer):
     assert result.returncode == 0, result.stderr
     assert result.stderr == ""
     assert result.stdout.splitlines()[-1] == "leaving"
+
+
+def test_put_async_needs_a_running_loop_each_time_also_after_one_ran_on_the_thread():
+    # put_async remembers the loop it found running on a thread (asyncio's
+    # own look asks the system for the process id on every call): a loop
+    # that ran here and stopped, or a coroutine driven by hand, must still
+    # be told apart from a running loop.
+    pipe = sk.Pipe()
+    seen = []
+    subscription = pipe.signal().subscribe(seen.append)
+
+    def by_hand(value):
+        coroutine = pipe.put_async(value)
+        try:
+            coroutine.send(None)
+        except StopIteration:
+            return "put"
+        except RuntimeError as error:
+            return str(error)
+        finally:
+            coroutine.close()
+        return "suspended"
+
+    assert by_hand(0) == "no running event loop"
+
+    async def puts(values):
+        for value in values:
+            await pipe.put_async(value)
+
+    asyncio.run(puts([1, 2]))
+    assert by_hand(3) == "no running event loop"  # the loop that ran here is gone
+    asyncio.run(puts([4]))
+    other = []
+    thread = threading.Thread(target=lambda: other.append(by_hand(5)))
+    thread.start()
+    thread.join()
+    assert other == ["no running event loop"]
+    assert seen == [1, 2, 4]
+    subscription.dispose()
+    pipe.close()
