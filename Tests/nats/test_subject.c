@@ -157,6 +157,17 @@ Test(nats_subject, message_shape, .timeout = 120) {
     cr_assert_eq(sk_value_kind(none), SK_KIND_NIL);
     pthread_mutex_unlock(&r.mutex);
 
+    /* Each message its own subject, also where one begins with the one
+     * before (the bridge reuses the last subject's string when it is the
+     * same). */
+    cr_assert_eq(natsConnection_PublishString(connection, "shape.twofold", "3"), NATS_OK);
+    cr_assert_eq(natsConnection_PublishString(connection, "shape.two", "4"), NATS_OK);
+    cr_assert(recorder_wait(&r, &r.nexts, 4));
+    pthread_mutex_lock(&r.mutex);
+    cr_assert_str_eq(item_string(&r.first[2], SK_NATS_ITEM_SUBJECT), "shape.twofold");
+    cr_assert_str_eq(item_string(&r.first[3], SK_NATS_ITEM_SUBJECT), "shape.two");
+    pthread_mutex_unlock(&r.mutex);
+
     sk_disposable_dispose(d);
     sk_disposable_release(d);
     sk_signal_release(signal);
