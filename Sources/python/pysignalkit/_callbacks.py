@@ -9,10 +9,10 @@ import ctypes
 import operator
 import sys
 from ctypes import byref
-from typing import Any, Callable, List, Optional, Union
+from typing import Any, Callable, List, Optional, Tuple, Union
 
 from . import _core, _speedups
-from ._core import (C, TAKE_COMPLETE, TAKE_PASS, Value, _box, _deferred_fn, _drop_fn, _object_of, _map_fn, _predicate_fn,
+from ._core import (C, TAKE_COMPLETE, TAKE_PASS, Value, _box, _deferred_fn, _drop_fn, _map_fn, _predicate_fn,
                     _detach_traceback, _Failures, _interrupts, _next_fn, _put_object, _Recorder, _reduce_fn,
                     _release_ctx_function, _release_fn, _report, _signal_fn, _state, _take_until_fn, _trim_traceback, _ValueP,
                     _work_fn)
@@ -285,14 +285,13 @@ def _key_callback(ctx: int, argument: Any) -> None:
 
 
 def _tell_drop(on_drop: Callable[[Any, int], object], value: Any, dropped: int) -> None:
-    """on_drop(value, dropped) for a borrowed sk_value pointer `value`; an
-    exception it raises goes to callback_error_hook under "on_drop" (a
-    KeyboardInterrupt to the caller instead, when there is one: as a side
-    effect's)."""
+    """on_drop(value, dropped), `value` already an object; an exception it
+    raises goes to callback_error_hook under "on_drop" (a KeyboardInterrupt
+    to the caller instead, when there is one: as a side effect's)."""
     _sk_user = False
     try:
         _sk_user = True
-        on_drop(_object_of(value), dropped)
+        on_drop(value, dropped)
         _sk_user = False
     except BaseException as exc:
         _sk_user = False
@@ -302,26 +301,27 @@ def _tell_drop(on_drop: Callable[[Any, int], object], value: Any, dropped: int) 
         _detach_traceback(exc, "on_drop")  # it keeps no frame (nor the handles they hold)
 
 
-def _drop_callback(ctx: Optional[int], value: Any, dropped: int) -> None:
-    """A bounded buffer dropped `value` (a borrowed sk_value pointer): its
-    on_drop(value, dropped) is told, on the thread that dropped it."""
-    callback = _core._keep.get(ctx or 0)
+def _drop_callback(ctx: int, argument: Tuple[Any, int]) -> None:
+    """A bounded buffer dropped a value: its on_drop(value, dropped) is
+    told, on the thread that dropped it. `argument` is (the value, the
+    count), made by the extension (_speedups.operator("drop"))."""
+    callback = _core._keep.get(ctx)
     if callback is None or _state.closing or sys.is_finalizing():
         return
-    _tell_drop(callback.fn, value, dropped)
+    _tell_drop(callback.fn, argument[0], argument[1])
 
 
-def _shared_drop_callback(ctx: Optional[int], value: Any, dropped: int) -> None:
+def _shared_drop_callback(ctx: int, argument: Tuple[Any, int]) -> None:
     """The same for a context shared with a function (_SharedDropCallback):
     its on_drop is told."""
-    callback = _core._keep.get(ctx or 0)
+    callback = _core._keep.get(ctx)
     if not isinstance(callback, _SharedDropCallback) or _state.closing or sys.is_finalizing():
         return
-    _tell_drop(callback.on_drop, value, dropped)
+    _tell_drop(callback.on_drop, argument[0], argument[1])
 
 
-_c_drop_callback = _drop_fn(_drop_callback)
-_c_shared_drop_callback = _drop_fn(_shared_drop_callback)
+_c_drop_callback = _drop_fn(_speedups.operator("drop", _drop_callback))
+_c_shared_drop_callback = _drop_fn(_speedups.operator("shared_drop", _shared_drop_callback))
 _c_predicate_callback = _predicate_fn(_speedups.operator("predicate", _predicate_callback))
 _c_key_callback = _map_fn(_speedups.operator("key", _key_callback))
 _c_signal_callback = _signal_fn(_speedups.operator("signal", _signal_callback))

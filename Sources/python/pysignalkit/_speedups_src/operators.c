@@ -14,7 +14,7 @@
 
 enum {
     OP_WORK, OP_RUN, OP_STOP, OP_CANCEL, OP_VALUE, OP_TAKE_UNTIL, OP_SIGNAL, OP_DEFERRED, OP_ITER, OP_CREATE,
-    OP_STAGE, OP_PREDICATE, OP_KEY, OP_KINDS
+    OP_STAGE, OP_PREDICATE, OP_KEY, OP_DROP, OP_SHARED_DROP, OP_KINDS
 };
 /* The package's function of each kind (operator()). */
 static PyObject *operator_fns[OP_KINDS];
@@ -183,6 +183,35 @@ static bool op_predicate(void *ctx, const sk_value *value)
     return answer;
 }
 
+/* sk_drop_fn: a bounded place dropped `value`: the package's function
+ * receives (value as an object, the count of drops so far). */
+static void drop(int kind, void *ctx, const sk_value *value, uint64_t dropped)
+{
+    crossing c;
+    if (!cross_in(&c, 1))
+        return;
+    PyObject *item = value_object(value);
+    PyObject *count = item ? PyLong_FromUnsignedLongLong(dropped) : NULL;
+    PyObject *pair = count ? PyTuple_Pack(2, item, count) : NULL;
+    Py_XDECREF(call_operator(kind, ctx, pair, pair == NULL));
+    Py_XDECREF(pair);
+    Py_XDECREF(count);
+    Py_XDECREF(item);
+    cross_out(&c);
+}
+
+/* sk_drop_fn: a bounded operator's on_drop (its own context). */
+static void op_drop(void *ctx, const sk_value *value, uint64_t dropped)
+{
+    drop(OP_DROP, ctx, value, dropped);
+}
+
+/* sk_drop_fn: on_drop of a context shared with the operator's function. */
+static void op_shared_drop(void *ctx, const sk_value *value, uint64_t dropped)
+{
+    drop(OP_SHARED_DROP, ctx, value, dropped);
+}
+
 /* sk_map_fn: group_by's key. The package's function receives (value, the
  * address of `out`) and writes the key into `out` itself. */
 static void op_key(void *ctx, const sk_value *value, sk_value *out)
@@ -271,6 +300,8 @@ static PyObject *set_operator(PyObject *self, PyObject *args)
         [OP_STAGE] = {"stage", (any_fn)op_stage},
         [OP_PREDICATE] = {"predicate", (any_fn)op_predicate},
         [OP_KEY] = {"key", (any_fn)op_key},
+        [OP_DROP] = {"drop", (any_fn)op_drop},
+        [OP_SHARED_DROP] = {"shared_drop", (any_fn)op_shared_drop},
     };
     const char *name;
     PyObject *function;
@@ -293,7 +324,8 @@ static PyObject *set_operator(PyObject *self, PyObject *args)
 static PyMethodDef methods[] = {
     {"operator", set_operator, METH_VARARGS,
      "operator(name, fn) -> address: the C callback of kind `name` (work, run, stop, cancel, value, take_until, "
-     "signal, deferred, iter, create, stage), which calls fn(key[, argument]) under the exit rules."},
+     "signal, deferred, iter, create, stage, predicate, key, drop, shared_drop), which calls fn(key[, argument]) "
+     "under the exit rules."},
     {NULL, NULL, 0, NULL},
 };
 
