@@ -1463,7 +1463,10 @@ int sk_disposable_dict_set(sk_disposable *dict, const char *key, sk_disposable *
  * SK_ERR_NULL_ARGUMENT for a NULL handle, `out` or value, SK_ERR_WRONG_KIND
  * for a handle of another type, SK_ERR_INVALID_ARGUMENT for a malformed
  * value. Subscribers' callbacks run on the thread that puts or sets (or on the
- * subscribing thread for a replayed value), never under a lock.
+ * subscribing thread for a replayed value and the values put while it is
+ * delivered; past 1,024 of these, on a thread of the library's until the
+ * subscriber has caught up: docs/concepts.md, "Where a call can wait"),
+ * never under a lock.
  * @{
  */
 

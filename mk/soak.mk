@@ -91,12 +91,19 @@ test-terminal: terminal ## nothing after the terminal event (Tests/soak/terminal
 # seeded from SIGNALKIT_EXPLORE_SEED (printed). test-explore runs the
 # abandonment soak (EXPLORE_SECONDS, 60), the collision yardstick
 # (Tests/soak/collide.c, COLLIDE_SECONDS) and the C suite's thread tests
-# against it (all but subscribe_and_dispose_while_putting: under the
-# explorer it never ends, a subscriber to a replaying pipe delivering the
-# values put meanwhile for as long as two threads keep putting faster:
-# issue 50's note); make release-check runs it. A seed replays the
+# against it, the soak and the churn of subscriptions to a replaying pipe
+# (subscribe_and_dispose_while_putting) under the progress watchdog
+# (Tests/common/progress.h, PROGRESS_BOUND): a call that does not return
+# while the other threads finish PROGRESS_BOUND calls fails the run, with
+# the seed (issue 77: a new subscriber's catch-up, unbounded before, was
+# found in 2 to 5 s); make release-check runs it. A seed replays the
 # perturbations of each thread (not the preemptions' timing):
 #   SIGNALKIT_EXPLORE_SEED=N LD_LIBRARY_PATH=.build-c/explore .build-c/abandon 60 SEED
+#
+# explore-watchdog-check (not part of any suite: one more build of the
+# core): the watchdog fails a planted wait that never ends
+# (SIGNALKIT_PLANT_WAIT_FOREVER: the catch-up waits for the putters to
+# leave its backlog empty), on the churn test, within PROGRESS_BOUND calls.
 #
 # explore-measure (not part of any suite: it takes up to 4 x MEASURE_SEEDS
 # x MEASURE_SECONDS): how soon the explorer finds a planted lifetime bug
@@ -109,6 +116,7 @@ EXPLORE_SECONDS ?= 60
 COLLIDE_SECONDS ?= 20
 MEASURE_SECONDS ?= 60
 MEASURE_SEEDS ?= 1 2 3 4 5
+PROGRESS_BOUND ?= 2000000
 EXPLORE_LIB := $(OUT)/explore
 EXPLORE_BUILD := -c release --product signalkit -Xswiftc -static-stdlib -Xcc -DSKS_STATIC_SWIFT_RUNTIME \
 	-Xlinker --version-script=$(CURDIR)/Sources/SignalKitCAPI/signalkit.map -Xlinker --wrap=open \
@@ -116,7 +124,7 @@ EXPLORE_BUILD := -c release --product signalkit -Xswiftc -static-stdlib -Xcc -DS
 EXPLORE_ON := -Xswiftc -DSIGNALKIT_EXPLORE -Xcc -DSKS_EXPLORE
 PLANTED := unlock:SIGNALKIT_PLANT_UNLOCK_BUG lifetime:SIGNALKIT_PLANT_LIFETIME_BUG
 
-.PHONY: explore-core test-explore collide explore-measure
+.PHONY: explore-core test-explore collide explore-measure explore-watchdog-check
 explore-core: ## the schedule explorer's build of the library (.build-c/explore)
 	$(begin)
 	$(SWIFT) build $(EXPLORE_BUILD) $(EXPLORE_ON) --scratch-path .build-explore
@@ -130,10 +138,19 @@ collide: stage
 
 test-explore: explore-core abandon collide c-tests ## the abandonment soak, the collision yardstick and the C thread tests against the schedule explorer's build
 	$(begin)
-	LD_LIBRARY_PATH=$(EXPLORE_LIB) $(OUT)/abandon $(EXPLORE_SECONDS)
+	SIGNALKIT_PROGRESS_BOUND=$(PROGRESS_BOUND) LD_LIBRARY_PATH=$(EXPLORE_LIB) $(OUT)/abandon $(EXPLORE_SECONDS)
 	LD_LIBRARY_PATH=$(EXPLORE_LIB) $(OUT)/collide $(COLLIDE_SECONDS)
-	LD_LIBRARY_PATH=$(EXPLORE_LIB) $(OUT)/c-tests --jobs 2 --filter 'threads/[acdfm]*'
+	SIGNALKIT_PROGRESS_BOUND=$(PROGRESS_BOUND) LD_LIBRARY_PATH=$(EXPLORE_LIB) $(OUT)/c-tests --jobs 2 \
+		--filter 'threads/[acdfms]*'
 	$(end)
+
+explore-watchdog-check: c-tests ## the progress watchdog fails a planted wait that never ends (one more build of the core)
+	$(SWIFT) build $(EXPLORE_BUILD) $(EXPLORE_ON) -Xswiftc -DSIGNALKIT_PLANT_WAIT_FOREVER --scratch-path .build-planted-wait
+	mkdir -p $(OUT)/planted/wait
+	cp .build-planted-wait/release/libsignalkit.so $(OUT)/planted/wait/libsignalkit.so.$(SOVERSION)
+	! SIGNALKIT_PROGRESS_BOUND=$(PROGRESS_BOUND) LD_LIBRARY_PATH=$(OUT)/planted/wait $(OUT)/c-tests --jobs 1 \
+		--filter 'threads/subscribe_and_dispose_while_putting' > $(OUT)/planted/wait/run.log 2>&1
+	grep 'progress: starved: .* sk_signal_start' $(OUT)/planted/wait/run.log
 
 explore-measure: collide ## how soon the explorer finds two planted lifetime bugs, against the plain build (MEASURE_SEEDS x MEASURE_SECONDS each)
 	set -e; for p in $(PLANTED); do \

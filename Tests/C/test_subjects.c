@@ -1,5 +1,8 @@
 /* test_subjects.c - pipes, promises and value promises. */
+#include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "support.h"
 
@@ -197,6 +200,115 @@ Test(subjects, pipe_replay_gives_the_latest_value, .timeout = SK_TEST_TIMEOUT) {
     unsubscribe(&early);
     unsubscribe(&late);
     release_pipe_and_check(pipe, signal);
+}
+
+/* A new subscriber of a replaying pipe catches up with the values put while
+ * its replay is delivered on the subscribing thread, at most 1,024 of them
+ * (docs/concepts.md, "Where a call can wait"), then a thread of the
+ * library's delivers the rest: the start returns however many were put, and
+ * every value arrives once, in order, also those put after the start
+ * returned (issue 77). The replayed value's callback has another thread put
+ * 5,000 values and waits for it, so the backlog is the same every run. */
+enum { CATCH_UP_PUT = 5000, CATCH_UP_LATER = 10, CATCH_UP_BUDGET = 1024 };
+
+typedef struct catch_up {
+    sk_pipe *pipe;
+    pthread_t subscriber;
+    pthread_mutex_t mutex;
+    pthread_cond_t changed;
+    int64_t seen[1 + CATCH_UP_PUT + CATCH_UP_LATER];
+    int count;
+    int on_subscriber_thread;
+    int returned;          /* the start returned */
+    int count_at_return;   /* deliveries when it did */
+    int elsewhere_before_return; /* deliveries on another thread before it returned */
+} catch_up;
+
+static void *catch_up_put_all(void *arg) {
+    catch_up *c = arg;
+    for (int64_t i = 1; i <= CATCH_UP_PUT; i++) {
+        pipe_put_int(c->pipe, i);
+    }
+    return NULL;
+}
+
+static void catch_up_next(void *ctx, const sk_value *value) {
+    catch_up *c = ctx;
+    int64_t n = 0;
+    SK_OK_OR_ABORT(sk_value_get_int64(value, &n));
+    pthread_mutex_lock(&c->mutex);
+    bool first = c->count == 0;
+    if (c->count < (int)(sizeof c->seen / sizeof c->seen[0])) {
+        c->seen[c->count] = n;
+    }
+    c->count++;
+    if (pthread_equal(pthread_self(), c->subscriber)) {
+        c->on_subscriber_thread++;
+    } else if (!c->returned) {
+        c->elsewhere_before_return++;
+    }
+    pthread_cond_broadcast(&c->changed);
+    pthread_mutex_unlock(&c->mutex);
+    if (first) {
+        /* The replayed value: the puts of another thread meanwhile join the
+         * subscription's backlog. */
+        pthread_t putter;
+        if (pthread_create(&putter, NULL, catch_up_put_all, c) != 0 || pthread_join(putter, NULL) != 0) {
+            abort();
+        }
+    }
+}
+
+Test(subjects, replay_catch_up_is_bounded_on_the_subscribing_thread_then_handed_off, .timeout = SK_TEST_TIMEOUT) {
+    catch_up *c = calloc(1, sizeof *c);
+    cr_assert_not_null(c);
+    pthread_mutex_init(&c->mutex, NULL);
+    pthread_cond_init(&c->changed, NULL);
+    c->subscriber = pthread_self();
+    SK_OK_OR_FAIL(sk_pipe_create(&c->pipe, true));
+    pipe_put_int(c->pipe, 0); /* the value replayed */
+    sk_signal *signal = NULL;
+    SK_OK_OR_FAIL(sk_pipe_signal(&signal, c->pipe));
+    sk_observer observer = { catch_up_next, NULL, NULL, c, NULL };
+    sk_disposable *d = NULL;
+    SK_OK_OR_FAIL(sk_signal_start(&d, signal, &observer));
+    pthread_mutex_lock(&c->mutex);
+    c->returned = 1;
+    c->count_at_return = c->count;
+    int on_subscriber = c->on_subscriber_thread;
+    pthread_mutex_unlock(&c->mutex);
+    /* The replayed value and at most the budget, on this thread. */
+    cr_assert_leq(on_subscriber, 1 + CATCH_UP_BUDGET, "%d values delivered on the subscribing thread", on_subscriber);
+    cr_assert_geq(on_subscriber, 1);
+    for (int64_t i = 1; i <= CATCH_UP_LATER; i++) {
+        pipe_put_int(c->pipe, CATCH_UP_PUT + i);
+    }
+    struct timespec deadline;
+    clock_gettime(CLOCK_REALTIME, &deadline);
+    deadline.tv_sec += (time_t)SK_WAIT_SECONDS;
+    pthread_mutex_lock(&c->mutex);
+    while (c->count < 1 + CATCH_UP_PUT + CATCH_UP_LATER) {
+        if (pthread_cond_timedwait(&c->changed, &c->mutex, &deadline) != 0) {
+            break;
+        }
+    }
+    int count = c->count;
+    pthread_mutex_unlock(&c->mutex);
+    cr_assert_eq(count, 1 + CATCH_UP_PUT + CATCH_UP_LATER, "%d values delivered (the start returned after %d)", count,
+                 c->count_at_return);
+    for (int i = 0; i < count; i++) {
+        cr_assert_eq(c->seen[i], (int64_t)i, "value %d is %lld: not once each, in order", i, (long long)c->seen[i]);
+    }
+    cr_log_info("the start returned after %d values (%d on the subscribing thread), %d delivered elsewhere before it did",
+                c->count_at_return, on_subscriber, c->elsewhere_before_return);
+    sk_disposable_dispose(d);
+    sk_disposable_release(d);
+    sk_signal_release(signal);
+    sk_pipe_release(c->pipe);
+    pthread_cond_destroy(&c->changed);
+    pthread_mutex_destroy(&c->mutex);
+    free(c);
+    expect_no_live_objects(0);
 }
 
 Test(subjects, pipe_signal_outlives_the_pipe, .timeout = SK_TEST_TIMEOUT) {

@@ -77,6 +77,7 @@
 #include "signalkit.h"
 #include "operator_list.h"
 #include "custom_operator.h"
+#include "progress.h"
 
 #define MAX_THREADS 16
 #define MAX_STAGES 6
@@ -441,12 +442,12 @@ static void room_completed(void *ctx) {
  * places alive, must still end: its places get room, end or are freed). */
 static void put_maybe_without_waiting(sk_pipe *pipe, const sk_value *v, rng *g) {
     if (pick(g, 2) == 0) {
-        sk_pipe_put(pipe, v);
+        (void)PROGRESS(sk_pipe_put(pipe, v));
         return;
     }
     sk_signal *room = NULL;
     CHECK(sk_nowait_begin());
-    sk_pipe_put(pipe, v);
+    (void)PROGRESS(sk_pipe_put(pipe, v));
     CHECK(sk_nowait_end(&room));
     if (room == NULL) {
         return;
@@ -662,7 +663,7 @@ static void subscribe(round_state *r, rng *g) {
         unreleased_add(o);
         sk_observer callbacks = {observer_next, NULL, NULL, o, observer_release};
         sk_disposable *subscription = NULL;
-        CHECK(sk_signal_start(&subscription, r->signals[signal], &callbacks));
+        CHECK(PROGRESS(sk_signal_start(&subscription, r->signals[signal], &callbacks)));
         if (o->kind == OBSERVE_DISPOSE) {
             atomic_store(&o->own, sk_disposable_retain(subscription));
         }
@@ -744,11 +745,11 @@ static void tear_down(round_state *r, rng *g) {
     }
     for (int i = 0; i < n; i++) {
         switch (kinds[i]) {
-        case KIND_PIPE: sk_pipe_release(handles[i]); break;
-        case KIND_SIGNAL: sk_signal_release(handles[i]); break;
-        case KIND_QUEUE: sk_queue_release(handles[i]); break;
-        case KIND_DISPOSE: sk_disposable_dispose(handles[i]); /* fall through */
-        default: sk_disposable_release(handles[i]); break;
+        case KIND_PIPE: PROGRESS_VOID(sk_pipe_release(handles[i])); break;
+        case KIND_SIGNAL: PROGRESS_VOID(sk_signal_release(handles[i])); break;
+        case KIND_QUEUE: PROGRESS_VOID(sk_queue_release(handles[i])); break;
+        case KIND_DISPOSE: PROGRESS_VOID(sk_disposable_dispose(handles[i])); /* fall through */
+        default: PROGRESS_VOID(sk_disposable_release(handles[i])); break;
         }
     }
 }
@@ -942,6 +943,7 @@ int main(int argc, char **argv) {
                (unsigned long long)base_seed, seconds_to_run, (unsigned long long)base_seed, threads);
     }
     fflush(stdout);
+    progress_watch(); /* with SIGNALKIT_PROGRESS_BOUND (test-explore): every call returns while the others go on */
     pthread_t workers[MAX_THREADS];
     for (int i = 0; i < threads; i++) {
         if (pthread_create(&workers[i], NULL, worker, (void *)(intptr_t)i) != 0) {

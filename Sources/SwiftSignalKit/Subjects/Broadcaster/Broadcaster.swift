@@ -24,7 +24,10 @@ import Synchronization
 ///   snapshots without it; values published while its replay is being
 ///   delivered are kept in its backlog, and the subscribing thread delivers
 ///   them after the replay, before the subscriber goes live. (This is how
-///   RxJava's `BehaviorSubject` does it.)
+///   RxJava's `BehaviorSubject` does it.) At most 1,024 of them, though:
+///   threads publishing faster than the subscriber takes them would keep the
+///   subscribing thread there for ever, so past that budget a thread of the
+///   library's delivers the rest (`catchUp`, `catchUpElsewhere`).
 /// - A value published from inside a callback, on the thread that is
 ///   delivering, waits until that thread's current delivery is over: every
 ///   subscriber then receives the values in publication order, and nested
@@ -54,6 +57,10 @@ import Synchronization
 ///   copy-on-write; O(n) while a subscription's replay is in progress) and
 ///   O(n) to deliver,
 ///   n counting the subscriptions and at most as many holes.
+/// The most values a new subscriber's catch-up delivers on the subscribing
+/// thread (see `_Broadcaster.catchUp`).
+@usableFromInline let _broadcasterCatchUpBudget = 1024
+
 @usableFromInline
 final class _Broadcaster<T, State>: @unchecked Sendable {
     @usableFromInline typealias Entry = _BroadcasterEntry<T, State>
@@ -341,30 +348,101 @@ final class _Broadcaster<T, State>: @unchecked Sendable {
                 entry.deliver(value)
             }
         }
-        var terminal: _BroadcasterTerminal?
+        let caughtUp = self.catchUp(entry, budget: _broadcasterCatchUpBudget)
+        self.unregisterDelivery(role)
+        switch caughtUp {
+        case .live(let terminal?):
+            entry.terminate(terminal)
+        case .live(nil):
+            break
+        case .handedOff:
+            self.catchUpElsewhere(entry)
+        }
+        return (entry, result)
+    }
+
+    /// What `catchUp` did: the subscription went live (with the terminal
+    /// event that came meanwhile, to deliver now), or values are still
+    /// waiting after the budget.
+    @usableFromInline
+    enum CatchUp {
+        case live(_BroadcasterTerminal?)
+        case handedOff
+    }
+
+    /// Delivers the values published while `entry`'s replay was delivered
+    /// (its backlog), batch by batch, in order, until none is left, then
+    /// makes it live. With threads publishing faster than it delivers, that
+    /// never happens: so it delivers at most `budget` values, and returns
+    /// `.handedOff` with the rest still in the backlog (the subscription
+    /// still replaying, values published meanwhile joining the backlog), for
+    /// `catchUpElsewhere`. The calling thread is registered as delivering.
+    @inlinable
+    func catchUp(_ entry: Entry, budget: Int) -> CatchUp {
+        #if SIGNALKIT_PLANT_WAIT_FOREVER
+        // A planted bug (make explore-watchdog-check): the catch-up waits
+        // for the putters to leave the backlog empty, which they never do
+        // while they put: the progress watchdog must fail it.
+        while true {
+            self.mutex.lock()
+            let waiting = !(entry.backlog?.values.isEmpty ?? true)
+            self.mutex.unlock()
+            if !waiting {
+                break
+            }
+            sched_yield()
+        }
+        #endif
+        var left = budget
         while true {
             self.mutex.lock()
             let box = entry.backlog
             let backlog = box?.values ?? []
             if backlog.isEmpty {
-                terminal = box?.terminal
+                let terminal = box?.terminal
                 entry.backlog = nil
                 self.replayingCount -= 1
                 self.mutex.unlock()
                 withExtendedLifetime(box) {}
-                break
+                return .live(terminal)
             }
-            box?.values = []
+            if left == 0 {
+                self.mutex.unlock()
+                return .handedOff
+            }
+            var batch = backlog
+            if backlog.count > left {
+                batch = Array(backlog[..<left])
+                box?.values = Array(backlog[left...])
+            } else {
+                box?.values = []
+            }
+            left -= batch.count
             self.mutex.unlock()
-            for value in backlog {
+            for value in batch {
                 entry.deliver(value)
             }
         }
-        self.unregisterDelivery(role)
-        if let terminal {
-            entry.terminate(terminal)
+    }
+
+    /// The rest of a catch-up that outran its budget, on a thread of the
+    /// library's (the default concurrent queue), so that `subscribe` returns
+    /// after a bounded amount of work whatever the other threads do: there
+    /// the backlog is delivered until none is left, in order, each value
+    /// once, then the subscription goes live (docs/concepts.md, "Where a
+    /// call can wait"). The job holds the broadcaster and the entry.
+    @inlinable @inline(never)
+    func catchUpElsewhere(_ entry: Entry) {
+        Queue.concurrentDefaultQueue().async {
+            self.mutex.lock()
+            let role = self.registerDelivery(Self.currentThread())
+            self.mutex.unlock()
+            let caughtUp = self.catchUp(entry, budget: Int.max)
+            self.unregisterDelivery(role)
+            if case .live(let terminal?) = caughtUp {
+                entry.terminate(terminal)
+            }
         }
-        return (entry, result)
     }
 
     /// The current thread as a word (never 0).
