@@ -999,6 +999,47 @@ int main(int argc, char **argv) {
     unreleased_print();
     bool flat = report_memory(samples, sampled);
     free(samples);
+    /* The idle tail (ABANDON_IDLE_SECONDS, issue 77: threads come back):
+     * nothing runs any more; one sample a second of the threads and the
+     * heap, and their slopes over the tail's second half, against the
+     * process's threads before the workers started (the main thread, and
+     * the explorer's and the progress watchdog's if any). */
+    const char *idle_text = getenv("ABANDON_IDLE_SECONDS");
+    double idle_seconds = idle_text != NULL && *idle_text != '\0' ? atof(idle_text) : 0;
+    if (idle_seconds > 0) {
+        int idle_capacity = (int)idle_seconds + 2, idle_sampled = 0;
+        sample *idle = calloc((size_t)idle_capacity, sizeof *idle);
+        if (idle == NULL) {
+            return 2;
+        }
+        double idle_start = now();
+        clock_gettime(CLOCK_MONOTONIC, &tick);
+        while (idle_sampled < idle_capacity && now() - idle_start <= idle_seconds) {
+            take_sample(&idle[idle_sampled++], idle_start);
+            tick.tv_sec += 1;
+            while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &tick, NULL) != 0) {
+            }
+        }
+        int back = -1; /* the first sample at the least thread count of the tail */
+        double fewest = 1e9;
+        for (int i = 0; i < idle_sampled; i++) {
+            if (idle[i].threads < fewest) {
+                fewest = idle[i].threads;
+                back = i;
+            }
+        }
+        printf("abandon: idle for %.0f s: threads %.0f -> %.0f (the fewest, %.0f, from %.0f s on), "
+               "heap in use %.2f -> %.2f MiB\n",
+               idle_seconds, idle[0].threads, idle[idle_sampled - 1].threads, fewest, back >= 0 ? idle[back].at : 0.0,
+               idle[0].heap / 1048576, idle[idle_sampled - 1].heap / 1048576);
+        double heap_slope, heap_error, thread_slope, thread_error;
+        int half = idle_sampled / 2;
+        slope_of(idle + half, idle_sampled - half, offsetof(sample, heap), &heap_slope, &heap_error);
+        slope_of(idle + half, idle_sampled - half, offsetof(sample, threads), &thread_slope, &thread_error);
+        printf("abandon: idle, second half: heap %+.1f +- %.1f KiB/min, threads %+.2f +- %.2f /min\n",
+               heap_slope * 60 / 1024, heap_error * 60 / 1024, thread_slope * 60, thread_error * 60);
+        free(idle);
+    }
     long kept = atomic_load(&rooms_kept), completed = atomic_load(&rooms_completed);
     if (completed < kept || completed > atomic_load(&rooms_made)) {
         printf("abandon: %ld room signals were kept undisposed, %ld completed\n", kept, completed);
