@@ -13,6 +13,8 @@
  *   unsubscribes;
  * - sk_nats_publish(): a signal whose values are published to a subject;
  * - sk_nats_request(): a request as a signal of one reply, with a timeout;
+ * - sk_nats_serve(): a service, as a signal of the requests it answered,
+ *   each reply the first value of a signal that a handler makes;
  * - sk_nats_js_consume() and sk_nats_ack(): a JetStream pull consumer as a
  *   signal that fetches only what its observer has room for and
  *   acknowledges each message after `next` (or when the observer says);
@@ -330,6 +332,118 @@ int sk_nats_publish(sk_signal **out, sk_signal *signal, natsConnection *connecti
  */
 int sk_nats_request(sk_signal **out, natsConnection *connection, const char *subject, const sk_value *payload,
                     double timeout, sk_nats_shape shape);
+
+/**
+ * @brief A service as a signal of the requests it answered: each start
+ *        subscribes to `subject`, and each request's reply is the first
+ *        value of the signal that `handler` makes for it; at most
+ *        `max_concurrent` of those signals run at once.
+ *
+ * The signal is sk_signal_merge_map_bounded() over sk_nats_subject() with
+ * SK_NATS_MESSAGE: each start subscribes to `subject` (in the queue group
+ * `queue_group` when it is not NULL, so that several services share the
+ * requests), and each request message (the SK_NATS_MESSAGE array) is
+ * passed to `handler`, which returns a signal for it. The first value of
+ * that signal, a string (its bytes, without the NUL) or bytes, is
+ * published to the request's reply subject (SK_NATS_ITEM_REPLY) and the
+ * handler's signal is disposed. The request is answered with the NATS
+ * service protocol's error instead, an empty message with the headers
+ * `Nats-Service-Error` (the text below; CR and LF become spaces) and
+ * `Nats-Service-Error-Code` (`500`), when the handler's signal:
+ *
+ * - fails: its error value's text when it is a string
+ *   ("not a number: 'x'"), else `"sk_nats_serve: the handler's signal
+ *   failed with an error value of kind int64"`;
+ * - completes without a value (NULL from `handler` is such a signal):
+ *   `"sk_nats_serve: the handler's signal completed without a value"`;
+ * - gives a first value of another kind: `"sk_nats_serve: the handler's
+ *   signal gave a value of kind int64: give a string or bytes"`.
+ *
+ * The service goes on after each of these. Its values are the request
+ * messages (SK_NATS_MESSAGE arrays, as `handler` received them), each
+ * emitted once its reply or error reply has been published: a subscriber
+ * counts or logs the requests answered. A request without a reply subject
+ * (published with natsConnection_Publish()) is handled all the same, but
+ * nothing is published for it: the outcome of its handler's signal is
+ * dropped and the request is emitted as the others.
+ *
+ * Room. At most `max_concurrent` handlers' signals run at once; a request
+ * that comes meanwhile waits for one to end, in order, in a bounded place
+ * of `capacity` requests. A request that finds `capacity` waiting is
+ * handled by `overflow` (sk_overflow): dropped without a reply and passed
+ * to `on_drop` with the count of drops so far (SK_OVERFLOW_DROP_NEWEST,
+ * SK_OVERFLOW_DROP_OLDEST, SK_OVERFLOW_LATEST: its requester times out,
+ * unless `on_drop` answers it itself, say with an error to its reply
+ * subject); the service fails at once with the library's overflow error
+ * ("sk_signal_merge_map_bounded: overflow: ...", SK_OVERFLOW_ERROR); or
+ * the client's delivery thread waits for room (SK_OVERFLOW_BLOCK):
+ * requests then wait in the client, up to its pending limits, beyond which
+ * the slow-consumer error of sk_nats_subject() ends the service.
+ *
+ * The service never completes by itself. It ends with an error value,
+ * after which the running handlers' signals are disposed and the requests
+ * waiting dropped without a reply, when:
+ *
+ * - the client refuses the subscription, drops requests of a slow
+ *   consumer, or closes the subscription: sk_nats_subject()'s errors,
+ *   named after this function (`"sk_nats_serve: cannot subscribe to 'a b'
+ *   (nats: Invalid Subject)"`);
+ * - the client refuses to publish a reply (a closed connection, a reply
+ *   larger than the server's maximum): `"sk_nats_serve: cannot publish the
+ *   reply to a request on 'svc.x' (nats: Maximum Payload Exceeded)"`;
+ * - `handler` fails its call with sk_callback_fail(): that error,
+ *   unchanged; or returns a handle that is not a signal;
+ * - SK_OVERFLOW_ERROR's overflow, as above.
+ *
+ * Disposing unsubscribes, as sk_nats_subject()'s dispose, and disposes the
+ * running handlers' signals; the requests waiting are released without a
+ * reply and without `on_drop`.
+ *
+ * @param[out] out          Receives the new signal (+1): release it with
+ *                          sk_signal_release(); NULL on error.
+ * @param connection        Borrowed; must stay valid while the signal
+ *                          exists. Replies are published on it.
+ * @param subject           Borrowed (copied). Checked by the client at each
+ *                          start, not here.
+ * @param queue_group       Borrowed (copied); NULL for none.
+ * @param max_concurrent    The most handlers' signals running at once, >= 1.
+ * @param capacity          The most requests waiting for one to end, >= 1.
+ * @param overflow          An sk_overflow.
+ * @param handler           Required. Called once per request (borrowed for
+ *                          the call) with `ctx`; returns a signal (+1,
+ *                          handed to the library) whose first value is the
+ *                          reply, or NULL (an empty signal: an error reply).
+ *                          It may call sk_callback_fail() to end the service
+ *                          with an error, as any sk_signal_fn.
+ * @param on_drop           May be NULL. Called with each request dropped
+ *                          (the value, borrowed) and the subscription's count
+ *                          of drops so far, never under a lock.
+ * @param ctx               Passed to `handler`, `on_drop` and `release`.
+ * @param release           May be NULL. Runs once, when the signal and its
+ *                          subscriptions are gone and every libnats
+ *                          subscription it made is over; also when this
+ *                          call fails, before it returns.
+ * @return SK_OK; SK_ERR_NULL_ARGUMENT if `out`, `connection`, `subject` or
+ *         `handler` is NULL; SK_ERR_INVALID_ARGUMENT for a `max_concurrent`
+ *         or `capacity` of 0 or an `overflow` that is no sk_overflow;
+ *         SK_ERR_NO_MEMORY when the copies cannot be allocated. On error
+ *         `release` has run.
+ * @par Thread safety
+ *   Any thread. A start subscribes on the starting thread (a refused
+ *   subscription's error is delivered there). `handler` runs on the
+ *   client's delivery thread of the subscription when a request finds room,
+ *   else on the thread where an earlier request's answer ended (the thread
+ *   delivering its handler's signal's value or end); `on_drop`, and the
+ *   waiting of SK_OVERFLOW_BLOCK, on the client's delivery thread. Each
+ *   reply is published, and its request emitted, on the thread that
+ *   delivers the first value, the error or the completion of that
+ *   request's handler's signal (for a signal that emits as it starts, the
+ *   thread that called `handler`); the subscription's errors on the
+ *   client's delivery thread.
+ */
+int sk_nats_serve(sk_signal **out, natsConnection *connection, const char *subject, const char *queue_group,
+                  size_t max_concurrent, size_t capacity, sk_overflow overflow, sk_signal_fn handler,
+                  sk_drop_fn on_drop, void *ctx, sk_release_fn release);
 
 /**
  * @brief When a message of sk_nats_js_consume() is acknowledged.

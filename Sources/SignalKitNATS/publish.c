@@ -28,16 +28,6 @@ static void sk_nats__publisher_release(void *ctx) {
     }
 }
 
-/* Fails the running map callback with an error value made of `text`. */
-static void sk_nats__fail_callback(const char *text) {
-    sk_value error = { 0 };
-    if (sk_value_set_string(&error, text) != SK_OK) {
-        (void)sk_value_set_string(&error, "sk_nats: out of memory");
-    }
-    (void)sk_callback_fail(&error);
-    sk_value_release(&error);
-}
-
 static void sk_nats__publish_value(void *ctx, const sk_value *value, sk_value *out) {
     sk_nats__publisher *p = ctx;
     char text[512];
@@ -55,7 +45,7 @@ static void sk_nats__publish_value(void *ctx, const sk_value *value, sk_value *o
         snprintf(text, sizeof text,
                  "sk_nats_publish: cannot publish a value of kind %s to '%s': give a string or bytes (sk_signal_map() first)",
                  sk_nats__kind_name(kind), p->subject);
-        sk_nats__fail_callback(text);
+        sk_nats__fail_call("%s", text);
         return;
     }
     natsStatus published = length > INT_MAX ? NATS_MAX_PAYLOAD
@@ -64,7 +54,7 @@ static void sk_nats__publish_value(void *ctx, const sk_value *value, sk_value *o
         char words[256];
         sk_nats__words(words, sizeof words, published);
         snprintf(text, sizeof text, "sk_nats_publish: cannot publish %zu bytes to '%s' (%s)", length, p->subject, words);
-        sk_nats__fail_callback(text);
+        sk_nats__fail_call("%s", text);
         return;
     }
     (void)sk_value_copy(out, value);

@@ -24,6 +24,8 @@ operator), each function mirroring its C function:
   (sk_nats_publish);
 - `request`: a request as a one-value signal with a timeout
   (sk_nats_request);
+- `serve`: a service, as a signal of the requests it answered, each reply
+  the first value of the signal a handler makes (sk_nats_serve);
 - `js_consume`: a JetStream pull consumer, bounded by the observer's room,
   each message acknowledged after ``on_next`` returned, or by `ack`
   (sk_nats_js_consume, sk_nats_ack);
@@ -59,17 +61,17 @@ from ctypes import POINTER, byref, c_char_p, c_double, c_int, c_int64, c_size_t,
 from typing import Any, Callable, Dict, List, Optional, Union
 
 from . import _core, _speedups
-from ._callbacks import _c_work_callback, _Callback
-from ._core import (C, SignalKitError, Value, _callback_failed, _drop_fn, _Failures, _map_fn, _put_object, _release_ctx,
-                    _release_fn, _retain_callbacks, _ValueP)
-from ._handle import _call_with, _count_arg, _seconds_arg
+from ._callbacks import _c_shared_drop_callback, _c_signal_callback, _c_work_callback, _Callback, _SharedDropCallback
+from ._core import (C, SignalError, SignalKitError, Value, _callback_failed, _drop_fn, _Failures, _map_fn, _put_object,
+                    _release_ctx, _release_fn, _retain_callbacks, _signal_fn, _ValueP)
+from ._handle import _call_with, _callable_arg, _count_arg, _seconds_arg
 from ._native import _NATIVE_CODES
-from ._queue import _BLOCK, Queue, _bounded_policy, _drop_arguments, _place_release, _queue_arg
+from ._queue import _BLOCK, _NO_DROP, Queue, _bounded_policy, _drop_arguments, _place_release, _queue_arg
 from ._signal import Signal
-from ._signal_core import _on_open_loop, _signal_arg
+from ._signal_core import _new_signal, _on_open_loop, _signal_arg
 
 __all__ = [
-    "Connection", "Message", "connect", "subject", "publish", "request", "js_consume", "js_publish", "ack",
+    "Connection", "Message", "connect", "subject", "publish", "request", "serve", "js_consume", "js_publish", "ack",
     "library_path", "NATS_LIB_ENV_VAR", "PAYLOAD", "MESSAGE", "ACK_AFTER_NEXT", "ACK_EXPLICIT", "ACK", "NAK",
     "TERM", "IN_PROGRESS", "ITEM_PAYLOAD", "ITEM_SUBJECT", "ITEM_REPLY", "ITEM_HEADERS",
 ]
@@ -143,6 +145,8 @@ _sk_nats_subject_bounded = _function("sk_nats_subject_bounded", c_int, _out, c_v
                                      c_void_p, c_size_t, c_int, _drop_fn, c_void_p, _release_fn)
 _sk_nats_publish = _function("sk_nats_publish", c_int, _out, c_void_p, c_void_p, c_char_p, c_double)
 _sk_nats_request = _function("sk_nats_request", c_int, _out, c_void_p, c_char_p, _ValueP, c_double, c_int)
+_sk_nats_serve = _function("sk_nats_serve", c_int, _out, c_void_p, c_char_p, c_char_p, c_size_t, c_size_t, c_int,
+                           _signal_fn, _drop_fn, c_void_p, _release_fn)
 _sk_nats_js_consume = _function("sk_nats_js_consume", c_int, _out, c_void_p, c_void_p, c_char_p, c_char_p,
                                 c_char_p, c_int, c_int, c_void_p, c_size_t)
 _sk_nats_ack = _function("sk_nats_ack", c_int, _ValueP, c_int)
@@ -510,6 +514,92 @@ def request(connection: Connection, subject: str, payload: Union[str, bytes, Non
     _put_object(payload, value)
     try:
         return _make(conn, where, _sk_nats_request, name, None if payload is None else byref(value), seconds, form)
+    finally:
+        C.value_release(byref(value))
+
+
+def serve(connection: Connection, subject: str, handler: Callable[[List[Any]], Optional[Signal[Any]]],
+          queue_group: Optional[str] = None, max_concurrent: int = 16, capacity: int = 256,
+          overflow: Union[str, int] = "block", on_drop: Optional[Callable[[Any, int], object]] = None) -> Signal[List[Any]]:
+    """A service as a signal (sk_nats_serve): each start subscribes to
+    `subject` (in `queue_group` when given, so that several services share
+    the requests), and for each request calls handler(message), `message`
+    the list ``[payload, subject, reply, headers]``; the first value of the
+    Signal it returns, a str (as UTF-8) or bytes, is published to the
+    request's reply subject. At most `max_concurrent` of those signals run
+    at once; the requests beyond wait, at most `capacity` of them, and
+    `overflow` decides about the next ("block": the client's thread waits;
+    "drop_newest", "drop_oldest", "latest": dropped without a reply, each
+    told to on_drop(message, dropped so far); "error": the service fails).
+
+    A handler's signal that fails, completes without a value (None is such
+    a signal) or gives a value of another kind is answered with the NATS
+    service error headers, ``Nats-Service-Error`` (the exception's text:
+    str(exception), or a SignalError's string value; the bridge's words
+    otherwise) and ``Nats-Service-Error-Code`` 500, and the service goes on.
+    An exception in `handler` itself ends the service with it, as in
+    merge_map. The service's values are the request messages, each emitted
+    once its reply was published; a request without a reply subject is
+    handled and emitted, and nothing is published for it. It never
+    completes; it fails with a SignalError carrying the bridge's text when
+    the client refuses the subscription or a reply (a closed connection).
+    A dispose unsubscribes. `handler` runs on the client's thread, or on
+    the thread where an earlier request's signal ended. SignalKitError (the
+    bridge's message) for arguments it refuses."""
+    where = "nats.serve"
+    conn = _connection_arg(connection, where)
+    name = _text_arg(subject, where, "subject")
+    group = _text_arg(queue_group, where, "queue_group", optional=True)
+    _callable_arg(handler, where)
+    count = _count_arg(max_concurrent, where, "max_concurrent")
+    size, policy = _bounded_policy(where, capacity, overflow, on_drop)
+    failures = _Failures()
+    answer = _ServiceHandler(handler)
+    # One context for the handler and on_drop, as the C function has.
+    callback = (_Callback(answer, failures.recorder()) if on_drop is None
+                else _SharedDropCallback(answer, failures.recorder(), on_drop))
+    made: Signal[List[Any]] = _make(conn, where, _serve_call, name, group, count, size, policy, callback,
+                                    on_drop is not None)
+    made._failures = failures
+    return made
+
+
+def _serve_call(out: Any, address: int, name: bytes, group: Optional[bytes], count: int, size: int, policy: int,
+                callback: _Callback, drops: bool) -> int:
+    # The context is retained, and the block policy counted, in the call
+    # itself: the bridge releases both once, also when it refuses.
+    status: int = _sk_nats_serve(out, address, name, group, count, size, policy, _c_signal_callback,
+                                 _c_shared_drop_callback if drops else _NO_DROP, _retain_callbacks(callback),
+                                 _place_release(policy, _release_ctx))
+    return status
+
+
+class _ServiceHandler:
+    """serve's handler: the user's, whose signal's error becomes a string
+    error value (what the bridge publishes as Nats-Service-Error) instead
+    of a Python object, which the bridge could only name by its kind."""
+    __slots__ = ("handler",)
+
+    def __init__(self, handler: Callable[[List[Any]], Optional[Signal[Any]]]) -> None:
+        self.handler = handler
+
+    def __call__(self, message: List[Any]) -> object:
+        result = self.handler(message)
+        if isinstance(result, Signal):
+            return result.catch(_failing_with_text)
+        return result  # None (an empty signal), or what the bridge refuses
+
+
+def _failing_with_text(error: BaseException) -> Signal[Any]:
+    """A signal failing with `error`'s text as a string error value."""
+    if isinstance(error, SignalError) and isinstance(error.value, str):
+        text = error.value
+    else:
+        text = str(error) or type(error).__name__
+    value = Value()
+    _put_object(text, value)
+    try:
+        return _new_signal(C.signal_fail, byref(value))
     finally:
         C.value_release(byref(value))
 

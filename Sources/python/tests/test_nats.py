@@ -229,6 +229,126 @@ def test_request_and_reply(connection):
                                   "(nats: No responders available for request)")
 
 
+def _headers(message):
+    """The headers of a reply in the "message" shape, as a dict."""
+    return dict(message[3] or [])
+
+
+def test_a_service_answers_concurrent_requests(connection):
+    # Each request answered with its payload in capitals, from another
+    # thread (a concurrent queue), at most 4 at once.
+    running = []
+    most = []
+    lock = threading.Lock()
+
+    def upper(message):
+        with lock:
+            running.append(message)
+            most.append(len(running))
+
+        def done(payload):
+            with lock:
+                running.remove(message)
+            return payload.upper()
+
+        return sk.Signal.single(message[0]).deliver_on(workers).map(done)
+
+    count = 200
+    workers = sk.Queue.concurrent()
+    answered = Collector()
+    with nats.serve(connection, "py.svc.upper", upper, max_concurrent=4) as service, \
+            service.subscribe(answered.on_next, answered.on_error):
+        connection.flush()
+        replies = {}
+
+        def ask(first):
+            for i in range(first, count, 4):
+                with nats.request(connection, "py.svc.upper", f"request {i}", timeout=10.0) as asked:
+                    replies[i] = asked.to_list(timeout=WAIT_SECONDS)
+
+        askers = [threading.Thread(target=ask, args=(first,)) for first in range(4)]
+        for asker in askers:
+            asker.start()
+        for asker in askers:
+            asker.join()
+        assert replies == {i: [f"REQUEST {i}".encode()] for i in range(count)}
+        values = answered.wait(count)
+    assert answered.error is None
+    assert sorted(value[0] for value in values) == sorted(f"request {i}".encode() for i in range(count))
+    assert all(value[1] == "py.svc.upper" and value[2] is not None for value in values)
+    assert 1 <= max(most) <= 4
+
+
+def test_a_service_answers_failures_with_error_headers(connection):
+    def handler(message):
+        payload = message[0]
+        if payload == b"bad":
+            return sk.Signal.fail(ValueError("not a number: 'bad'"))
+        if payload == b"empty":
+            return None
+        if payload == b"boom":
+            raise KeyError("boom")
+        return sk.Signal.single(b"ok " + payload)
+
+    answered = Collector()
+    with nats.serve(connection, "py.svc.errors", handler, queue_group="workers", max_concurrent=1, capacity=8) as service:
+        with service.subscribe(answered.on_next, answered.on_error):
+            connection.flush()
+
+            def ask(payload):
+                with nats.request(connection, "py.svc.errors", payload, timeout=10.0, shape="message") as asked:
+                    return asked.to_list(timeout=WAIT_SECONDS)[0]
+
+            assert ask("1")[0] == b"ok 1"
+            bad = ask("bad")
+            assert bad[0] == b""
+            assert _headers(bad) == {"Nats-Service-Error": "not a number: 'bad'", "Nats-Service-Error-Code": "500"}
+            empty = ask("empty")
+            assert _headers(empty) == {
+                "Nats-Service-Error": "sk_nats_serve: the handler's signal completed without a value",
+                "Nats-Service-Error-Code": "500"}
+            assert ask("2")[0] == b"ok 2"  # the service goes on
+            assert [value[0] for value in answered.wait(4)] == [b"1", b"bad", b"empty", b"2"]
+            # An exception in the handler itself ends the service with it.
+            with nats.publish(sk.Signal.single("boom"), connection, "py.svc.errors") as sent:
+                sent.to_list(timeout=WAIT_SECONDS)
+            with answered.changed:
+                assert answered.changed.wait_for(lambda: answered.error is not None, WAIT_SECONDS)
+    assert isinstance(answered.error, KeyError) and answered.error.args == ("boom",)
+    assert service.exception is answered.error
+
+
+def test_a_disposed_service_leaves_nothing(server, clean):
+    with nats.connect(server.url) as conn:
+        service = nats.serve(conn, "py.svc.dispose", lambda message: sk.Signal.never(), max_concurrent=2,
+                             capacity=2, overflow="drop_newest", on_drop=lambda message, n: None)
+        subscription = service.subscribe()
+        conn.flush()
+        with nats.publish(sk.Signal.from_iterable(["a", "b"]), conn, "py.svc.dispose") as sent:
+            sent.to_list(timeout=WAIT_SECONDS)  # two handlers' signals running, never answering
+        subscription.dispose()
+        subscription.close()
+        service.close()
+        assert sk.wait_released(10), (sk.live_objects(), sk.pending_callbacks(), sk.boxed_objects())
+        # The server knows no subscriber any more.
+        with nats.request(conn, "py.svc.dispose", "c", timeout=5.0) as asked:
+            with pytest.raises(SignalError) as raised:
+                asked.to_list(timeout=WAIT_SECONDS)
+    assert raised.value.value.startswith("sk_nats_request: no responders for 'py.svc.dispose'")
+
+
+def test_serve_refuses_bad_arguments(connection):
+    with pytest.raises(SignalKitError) as refused:
+        nats.serve(connection, "x", lambda message: None, max_concurrent=0)
+    assert refused.value.message == "sk_nats_serve: max_concurrent must be at least 1"
+    with pytest.raises(ValueError):
+        nats.serve(connection, "x", lambda message: None, capacity=0)
+    with pytest.raises(TypeError):
+        nats.serve(connection, "x", lambda message: None, on_drop=3)
+    with pytest.raises(TypeError):
+        nats.serve(connection, "x", "not callable")
+
+
 def test_jetstream_publish_with_acknowledgements_then_consume_after_next(connection):
     count = 2_000
     _add_stream(connection, "PY", ["py.js.>"])

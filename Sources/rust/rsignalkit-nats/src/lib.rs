@@ -8,6 +8,9 @@
 //!   subject as a signal (each start subscribes, a dispose unsubscribes);
 //! - [`Connection::publish`]: a signal whose values are published;
 //! - [`Connection::request`]: a request as a signal of one reply;
+//! - [`Connection::serve`] and [`Connection::serve_with`]: a service, as a
+//!   signal of the requests it answered, each reply the first value of the
+//!   signal a handler makes;
 //! - [`Connection::js_consume`] and [`Connection::js_consume_explicit`]: a
 //!   JetStream pull consumer that fetches only what the observer has room
 //!   for, acknowledging each message after `next` or when the observer
@@ -426,6 +429,82 @@ impl Connection {
         self.adopt(status, out)
     }
 
+    /// A service as a signal of the requests it answered
+    /// (`sk_nats_serve`): each start subscribes to `subject` (in
+    /// `queue_group`, when given: several services then share the
+    /// requests), and `handler` makes a signal for each request; the first
+    /// value of that signal, a string or bytes (`String`, `Vec<u8>`), is
+    /// published to the request's reply subject. At most `max_concurrent`
+    /// of those signals run at once; the requests beyond wait, at most
+    /// `capacity` of them, `overflow` deciding about the next
+    /// ([`Overflow::Block`]: the client's delivery thread waits; the drop
+    /// policies: dropped without a reply, see
+    /// [`serve_with`](Connection::serve_with); [`Overflow::Error`]: the
+    /// service fails).
+    ///
+    /// A handler's signal that fails, completes without a value or gives a
+    /// value of another kind is answered with the NATS service error
+    /// headers, `Nats-Service-Error` (its string error, or the bridge's
+    /// words) and `Nats-Service-Error-Code` `500`, and the service goes on.
+    /// A panic in `handler` itself (or a request it cannot read) ends the
+    /// service with the error `"panicked: MESSAGE"`, as a panic in
+    /// `merge_map`'s function does (the panic is printed by the panic hook
+    /// in place). The service's values are the requests, each emitted once
+    /// its reply was published; a request without a reply subject is
+    /// handled and emitted, and nothing is published for it. It never
+    /// completes; it fails with the bridge's error when the client refuses
+    /// the subscription or a reply. `handler` runs on the client's delivery
+    /// thread, or on the thread where an earlier request's signal ended.
+    pub fn serve<R, F>(&self, subject: &str, queue_group: Option<&str>, max_concurrent: usize, capacity: usize,
+                       overflow: Overflow, handler: F) -> Result<Signal<Message>, Error>
+    where
+        R: Value,
+        F: Fn(Message) -> Signal<R> + Send + Sync + 'static,
+    {
+        self.serving::<R, F, fn(&Message, u64)>(subject, queue_group, max_concurrent, capacity, overflow, handler, None)
+    }
+
+    /// [`serve`](Connection::serve) that calls `on_drop` with each request
+    /// that the policy dropped (never handled: its requester gets no reply
+    /// unless `on_drop` answers it) and the subscription's count of drops
+    /// so far, on the client's delivery thread; a panic in it is caught and
+    /// printed.
+    #[allow(clippy::too_many_arguments)]
+    pub fn serve_with<R, F, D>(&self, subject: &str, queue_group: Option<&str>, max_concurrent: usize,
+                               capacity: usize, overflow: Overflow, handler: F, on_drop: D)
+                               -> Result<Signal<Message>, Error>
+    where
+        R: Value,
+        F: Fn(Message) -> Signal<R> + Send + Sync + 'static,
+        D: Fn(&Message, u64) + Send + Sync + 'static,
+    {
+        self.serving::<R, F, D>(subject, queue_group, max_concurrent, capacity, overflow, handler, Some(on_drop))
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn serving<R, F, D>(&self, subject: &str, queue_group: Option<&str>, max_concurrent: usize, capacity: usize,
+                        overflow: Overflow, handler: F, on_drop: Option<D>) -> Result<Signal<Message>, Error>
+    where
+        R: Value,
+        F: Fn(Message) -> Signal<R> + Send + Sync + 'static,
+        D: Fn(&Message, u64) + Send + Sync + 'static,
+    {
+        let name = c_string("sk_nats_serve", "the subject", subject)?;
+        let group = optional_c_string("sk_nats_serve", "the queue group", queue_group)?;
+        let drops = on_drop.is_some();
+        let ctx = Box::into_raw(Box::new(Service { handler, on_drop })) as *mut c_void;
+        let mut out = ptr::null_mut();
+        // Safety: valid arguments; ctx is released by release_box, also
+        // when the call fails.
+        let status = unsafe {
+            sys::sk_nats_serve(&mut out, self.as_raw(), name.as_ptr(), c_ptr(&group), max_concurrent, capacity,
+                               overflow_raw(overflow), Some(serve_handler::<R, F, D>),
+                               if drops { Some(serve_drop::<F, D>) } else { None }, ctx,
+                               Some(release_box::<Service<F, D>>))
+        };
+        self.adopt(status, out)
+    }
+
     /// A JetStream pull consumer as a signal (`sk_nats_js_consume`,
     /// `SK_NATS_ACK_AFTER_NEXT`): each start binds to the durable consumer
     /// `durable` of `stream` (None: the stream of `subject`), which libnats
@@ -513,6 +592,61 @@ unsafe extern "C" fn drop_trampoline<D: Fn(ValueRef<'_>, u64)>(ctx: *mut c_void,
     let value = ValueRef::from_ptr(value);
     if catch_unwind(AssertUnwindSafe(|| f(value, dropped))).is_err() {
         eprintln!("rsignalkit-nats: the on_drop closure of subject_bounded panicked (ignored)");
+    }
+}
+
+/// The context of [`Connection::serve`]: the handler and the drop callback,
+/// which `sk_nats_serve` gives one `ctx`.
+struct Service<F, D> {
+    handler: F,
+    on_drop: Option<D>,
+}
+
+/// The text of a caught panic, as rsignalkit words it: "panicked: MESSAGE".
+fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
+    let text = if let Some(text) = payload.downcast_ref::<&str>() {
+        (*text).to_owned()
+    } else if let Some(text) = payload.downcast_ref::<String>() {
+        text.clone()
+    } else {
+        "a panic with a payload that is not a string".to_owned()
+    };
+    format!("panicked: {}", text)
+}
+
+/// The handler of serve (`sk_signal_fn`): its signal (+1, handed to the
+/// bridge), or, after a panic or a request it cannot read, a failure of the
+/// call (`sk_callback_fail`), which ends the service. Never unwinds into C.
+unsafe extern "C" fn serve_handler<R: Value, F: Fn(Message) -> Signal<R>, D>(ctx: *mut c_void,
+                                                                             request: *const sk::sk_value)
+                                                                             -> *mut sk::sk_signal {
+    let service = &*(ctx as *const Service<F, D>);
+    // Safety: the value is valid for the call.
+    let request = ValueRef::from_ptr(request);
+    let made = catch_unwind(AssertUnwindSafe(|| Message::from_value(request).map(|m| (service.handler)(m))));
+    let message = match made {
+        Ok(Ok(signal)) => return signal.into_raw(),
+        Ok(Err(error)) => error.message().to_owned(),
+        Err(payload) => panic_text(&*payload),
+    };
+    if let Ok(error) = RawValue::string(&message) {
+        sk::sk_callback_fail(error.as_ptr());
+    }
+    ptr::null_mut()
+}
+
+/// `on_drop` of serve_with: never unwinds into C.
+unsafe extern "C" fn serve_drop<F, D: Fn(&Message, u64)>(ctx: *mut c_void, request: *const sk::sk_value, dropped: u64) {
+    let service = &*(ctx as *const Service<F, D>);
+    // Safety: the value is valid for the call.
+    let request = ValueRef::from_ptr(request);
+    if let Some(on_drop) = &service.on_drop {
+        let call = || Message::from_value(request).map(|m| on_drop(&m, dropped));
+        match catch_unwind(AssertUnwindSafe(call)) {
+            Ok(Ok(())) => {}
+            Ok(Err(error)) => eprintln!("rsignalkit-nats: a request dropped by serve_with could not be read: {}", error),
+            Err(_) => eprintln!("rsignalkit-nats: the on_drop closure of serve_with panicked (ignored)"),
+        }
     }
 }
 

@@ -4,11 +4,12 @@
 // explicit), errors in the client's words, nothing alive after a dispose.
 mod common;
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
 use common::{eventually, index_bytes, index_of, serial, Collected, Server};
-use rsignalkit::{AnyValue, Disposable, Observer, Signal};
+use rsignalkit::{AnyValue, Disposable, Observer, Overflow, Queue, Signal};
 use rsignalkit_nats::{AckKind, Connection, JsMessage, Message};
 
 const SECOND: Duration = Duration::from_secs(1);
@@ -257,4 +258,93 @@ fn nothing_alive_after_a_dispose() {
     // no error.
     assert!(received.len() <= seen + 16, "{} after {}", received.len(), seen);
     assert_eq!(ended.len(), 0);
+}
+
+/// The value of the header `key` of a reply, if it has one.
+fn header<'a>(message: &'a Message, key: &str) -> Option<&'a str> {
+    message.headers.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
+}
+
+#[test]
+fn a_service_answers_requests_and_failures() {
+    let _serial = serial();
+    let server = match Server::start("a_service_answers_requests_and_failures") {
+        Some(s) => s,
+        None => return,
+    };
+    let connection = Connection::connect(&server.url).unwrap();
+    let queue = Queue::concurrent_default().unwrap();
+    // The handlers' signals running at once, and the most seen.
+    let (running, most) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
+    let (now, top) = (Arc::clone(&running), Arc::clone(&most));
+    let service = connection
+        .serve("service.rust", Some("workers"), 2, 64, Overflow::Block, move |request: Message| {
+            match &request.payload[..] {
+                b"bad" => Signal::<String>::fail("not a number: 'bad'".to_owned()),
+                b"empty" => Signal::complete(),
+                b"boom" => panic!("boom"),
+                payload => {
+                    top.fetch_max(now.fetch_add(1, Ordering::SeqCst) + 1, Ordering::SeqCst);
+                    let (answer, done) = (format!("ok {}", String::from_utf8_lossy(payload)), Arc::clone(&now));
+                    Signal::single(answer).deliver_on(&queue).map(move |text| {
+                        done.fetch_sub(1, Ordering::SeqCst);
+                        text
+                    })
+                }
+            }
+        })
+        .unwrap();
+    let (answered, ended) = (Arc::new(Collected::new()), Arc::new(Collected::new()));
+    let (into, end) = (Arc::clone(&answered), Arc::clone(&ended));
+    let subscription = service
+        .start(Observer::new().next(move |m: Message| into.push(m.payload)).error(move |e| end.push(e)))
+        .unwrap();
+    connection.flush(FLUSH).unwrap();
+    assert_eq!(server.subscriptions("service.rust"), 1);
+
+    // Concurrent requests, each answered with its own reply.
+    let askers: Vec<_> = (0..4)
+        .map(|t| {
+            let asking = connection.clone();
+            std::thread::spawn(move || {
+                for i in 0..25 {
+                    let payload = format!("{}.{}", t, i);
+                    let reply = run(&asking.request::<Vec<u8>>("service.rust", payload.as_bytes(), FLUSH).unwrap()).unwrap();
+                    assert_eq!(reply, vec![format!("ok {}", payload).into_bytes()]);
+                }
+            })
+        })
+        .collect();
+    for asker in askers {
+        asker.join().unwrap();
+    }
+    assert_eq!(answered.wait(100).len(), 100);
+    let seen = most.load(Ordering::SeqCst);
+    assert!((1..=2).contains(&seen), "{} handlers' signals at once, at most 2 allowed", seen);
+
+    // A failing signal, an empty one: the service error headers.
+    let bad = run(&connection.request::<Message>("service.rust", b"bad", FLUSH).unwrap()).unwrap();
+    assert_eq!(bad[0].payload, b"");
+    assert_eq!(header(&bad[0], "Nats-Service-Error"), Some("not a number: 'bad'"));
+    assert_eq!(header(&bad[0], "Nats-Service-Error-Code"), Some("500"));
+    let empty = run(&connection.request::<Message>("service.rust", b"empty", FLUSH).unwrap()).unwrap();
+    assert_eq!(header(&empty[0], "Nats-Service-Error"),
+               Some("sk_nats_serve: the handler's signal completed without a value"));
+    // The service goes on.
+    let reply = run(&connection.request::<Vec<u8>>("service.rust", b"after", FLUSH).unwrap()).unwrap();
+    assert_eq!(reply, vec![b"ok after".to_vec()]);
+    assert_eq!(answered.wait(103).len(), 103);
+    assert_eq!(ended.len(), 0);
+
+    // A panic in the handler ends the service with it (the panic hook,
+    // which would print it, set aside meanwhile).
+    let hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| ()));
+    run(&connection.publish(&Signal::single("boom".to_owned()), "service.rust", FLUSH).unwrap()).unwrap();
+    let error = ended.wait(1)[0].clone();
+    std::panic::set_hook(hook);
+    assert_eq!(error_text(error), "panicked: boom");
+    drop(subscription);
+    drop(service);
+    eventually("the service's subscription gone from the server", || server.subscriptions("service.rust") == 0);
 }
