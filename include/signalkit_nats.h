@@ -11,7 +11,9 @@
  * - sk_nats_subject() and sk_nats_subject_bounded(): a subject as a signal;
  *   each start subscribes, each message becomes a value, a dispose
  *   unsubscribes;
- * - sk_nats_publish(): a signal whose values are published to a subject;
+ * - sk_nats_publish() and sk_nats_publish_encoded(): a signal whose values
+ *   (or their encodings, made by a user encoder) are published to a
+ *   subject;
  * - sk_nats_request(): a request as a signal of one reply, with a timeout;
  * - sk_nats_serve(): a service, as a signal of the requests it answered,
  *   each reply the first value of a signal that a handler makes;
@@ -283,6 +285,65 @@ int sk_nats_subject_bounded(sk_signal **out, natsConnection *connection, const c
  */
 int sk_nats_publish(sk_signal **out, sk_signal *signal, natsConnection *connection, const char *subject,
                     double flush_timeout);
+
+/**
+ * @brief sk_nats_publish() with a user encoder: each value of `signal` is
+ *        passed to `encode`, whose result is published, and the value
+ *        itself is passed on.
+ *
+ * Each start starts `signal`. Each of its values is passed to `encode` on
+ * the thread that delivers it; the result, a string (its bytes, without
+ * the NUL) or bytes, is published with natsConnection_Publish() on that
+ * thread, then the original value (not the encoding) is passed on. The
+ * completion and the flush are sk_nats_publish()'s. It fails, and
+ * `signal`'s subscription is disposed, when:
+ *
+ * - `encode` calls sk_callback_fail(): that error, unchanged; nothing is
+ *   published for the value, whatever `encode` wrote into `out` (the
+ *   values before it were published);
+ * - `encode` gives a value of another kind (nil included):
+ *   `"sk_nats_publish_encoded: the encoder gave a value of kind int64 for
+ *   'x': give a string or bytes"`;
+ * - the client refuses a publish, the flush fails or takes longer than
+ *   `flush_timeout`, or `signal` fails: as for sk_nats_publish(), the
+ *   messages naming this function (`"sk_nats_publish_encoded: cannot
+ *   publish 2000000 bytes to 'x' (nats: Maximum Payload Exceeded)"`).
+ *
+ * Disposing disposes `signal`'s subscription; what was published stays
+ * published.
+ *
+ * @param[out] out      Receives the new signal (+1): release it with
+ *                      sk_signal_release(); NULL on error.
+ * @param signal        Borrowed (retained by the new signal).
+ * @param connection    Borrowed; must stay valid while the signal exists.
+ * @param subject       Borrowed (copied). Checked by the client at each
+ *                      publish, not here.
+ * @param flush_timeout Seconds the flush on completion may take, > 0 and
+ *                      finite.
+ * @param encode        Required. Called once per value per subscription
+ *                      with `ctx`, the value (borrowed for the call) and
+ *                      `out` (nil on entry), which receives the encoding
+ *                      (its reference taken by the library). It may fail
+ *                      the stream with sk_callback_fail(), as an
+ *                      sk_signal_map() function does.
+ * @param ctx           Passed to `encode` and `release`.
+ * @param release       May be NULL. Runs once, when the signal and its
+ *                      subscriptions are gone; also when this call fails,
+ *                      before it returns.
+ * @return SK_OK; SK_ERR_NULL_ARGUMENT if `out`, `signal`, `connection`,
+ *         `subject` or `encode` is NULL; SK_ERR_INVALID_ARGUMENT for a
+ *         `flush_timeout` that is not > 0 and finite, or above 2^31 ms;
+ *         SK_ERR_WRONG_KIND if `signal` is not a signal; SK_ERR_NO_MEMORY
+ *         when the copy of `subject` cannot be allocated. On error
+ *         `release` has run.
+ * @par Thread safety
+ *   Any thread. `encode` runs, and its result is published and the value
+ *   passed on, on the thread that delivers each value (several threads at
+ *   once when several deliver: keep `ctx`'s state synchronised); the flush
+ *   as for sk_nats_publish().
+ */
+int sk_nats_publish_encoded(sk_signal **out, sk_signal *signal, natsConnection *connection, const char *subject,
+                            double flush_timeout, sk_map_fn encode, void *ctx, sk_release_fn release);
 
 /**
  * @brief A request as a signal: each start publishes `payload` to `subject`

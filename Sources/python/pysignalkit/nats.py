@@ -20,8 +20,9 @@ operator), each function mirroring its C function:
 - `subject`: each start subscribes to a subject, each message a value,
   dispose unsubscribes; with a `capacity`, a bounded place with an overflow
   policy (sk_nats_subject, sk_nats_subject_bounded);
-- `publish`: each value of a signal published, then a flush on completion
-  (sk_nats_publish);
+- `publish`: each value of a signal (or what `encode` makes of it)
+  published, then a flush on completion (sk_nats_publish,
+  sk_nats_publish_encoded);
 - `request`: a request as a one-value signal with a timeout
   (sk_nats_request);
 - `serve`: a service, as a signal of the requests it answered, each reply
@@ -61,7 +62,8 @@ from ctypes import POINTER, byref, c_char_p, c_double, c_int, c_int64, c_size_t,
 from typing import Any, Callable, Dict, List, Optional, Union
 
 from . import _core, _speedups
-from ._callbacks import _c_shared_drop_callback, _c_signal_callback, _c_work_callback, _Callback, _SharedDropCallback
+from ._callbacks import (_c_key_callback, _c_shared_drop_callback, _c_signal_callback, _c_work_callback, _Callback,
+                         _SharedDropCallback)
 from ._core import (C, SignalError, SignalKitError, Value, _callback_failed, _drop_fn, _Failures, _map_fn, _put_object,
                     _release_ctx, _release_fn, _retain_callbacks, _signal_fn, _ValueP)
 from ._handle import _call_with, _callable_arg, _count_arg, _seconds_arg
@@ -144,6 +146,8 @@ _sk_nats_subject = _function("sk_nats_subject", c_int, _out, c_void_p, c_char_p,
 _sk_nats_subject_bounded = _function("sk_nats_subject_bounded", c_int, _out, c_void_p, c_char_p, c_char_p, c_int,
                                      c_void_p, c_size_t, c_int, _drop_fn, c_void_p, _release_fn)
 _sk_nats_publish = _function("sk_nats_publish", c_int, _out, c_void_p, c_void_p, c_char_p, c_double)
+_sk_nats_publish_encoded = _function("sk_nats_publish_encoded", c_int, _out, c_void_p, c_void_p, c_char_p, c_double,
+                                     _map_fn, c_void_p, _release_fn)
 _sk_nats_request = _function("sk_nats_request", c_int, _out, c_void_p, c_char_p, _ValueP, c_double, c_int)
 _sk_nats_serve = _function("sk_nats_serve", c_int, _out, c_void_p, c_char_p, c_char_p, c_size_t, c_size_t, c_int,
                            _signal_fn, _drop_fn, c_void_p, _release_fn)
@@ -468,7 +472,8 @@ def subject(connection: Connection, subject: str, queue_group: Optional[str] = N
                  *_drop_arguments(on_drop, policy), queue=place)
 
 
-def publish(signal: Signal[Any], connection: Connection, subject: str, flush_timeout: float = 5.0) -> Signal[Any]:
+def publish(signal: Signal[Any], connection: Connection, subject: str, flush_timeout: float = 5.0,
+            encode: Optional[Callable[[Any], Union[str, bytes]]] = None) -> Signal[Any]:
     """A signal that publishes each value of `signal` (a str, as UTF-8, or
     bytes) to `subject` on the thread that delivers it, passes it on, and
     completes once the connection is flushed after `signal` completed (at
@@ -477,18 +482,41 @@ def publish(signal: Signal[Any], connection: Connection, subject: str, flush_tim
     when a value is of another kind, the client refuses a publish (an
     invalid subject, a payload too large, a closed connection) or the flush
     fails; an error of `signal` passes on unchanged. SignalKitError (the
-    bridge's message) for a flush_timeout it refuses."""
+    bridge's message) for a flush_timeout it refuses.
+
+    With `encode` (sk_nats_publish_encoded), encode(value) is published
+    instead, a str or bytes (another type fails the stream with the
+    bridge's text), and the value itself is passed on, unchanged. An
+    exception in `encode` ends the stream with it (nothing is published for
+    that value, the upstream is disposed), as in map."""
     where = "nats.publish"
     source = _signal_arg(signal, where)
     conn = _connection_arg(connection, where)
     name = _text_arg(subject, where, "subject")
     seconds = _seconds_arg(flush_timeout, where, "flush_timeout")
-    return _make(conn, where, _publish_call, source, name, seconds)
+    if encode is None:
+        return _make(conn, where, _publish_call, source, name, seconds)
+    _callable_arg(encode, where)
+    failures = _Failures()
+    made: Signal[Any] = _make(conn, where, _publish_encoded_call, source, name, seconds,
+                              _Callback(encode, failures.recorder()))
+    made._failures = failures
+    return made
 
 
 def _publish_call(out: Any, address: int, source: int, name: bytes, seconds: float) -> int:
     # sk_nats_publish takes the signal before the connection.
     status: int = _sk_nats_publish(out, source, address, name, seconds)
+    return status
+
+
+def _publish_encoded_call(out: Any, address: int, source: int, name: bytes, seconds: float, callback: _Callback) -> int:
+    # The encoder crosses as group_by's key function does (an sk_map_fn of
+    # the package's: the value in, the result written into `out`, an
+    # exception failing the call); its context is retained in the call
+    # itself, which releases it once, also when the bridge refuses.
+    status: int = _sk_nats_publish_encoded(out, source, address, name, seconds, _c_key_callback,
+                                           _retain_callbacks(callback), _release_ctx)
     return status
 
 

@@ -209,6 +209,46 @@ def test_a_published_signal_reaches_a_subscriber(connection):
         assert received.wait(4) == [b"1", b"3", b"6", b"10"]
 
 
+def test_publish_with_an_encoder(connection):
+    received = Collector()
+    calls = []
+
+    def encode(number):
+        calls.append(number)
+        if number == 3:
+            raise ValueError("the encoder refused 3")
+        return f"#{number}"
+
+    with nats.subject(connection, "py.encoded") as signal, signal.subscribe(received.on_next, received.on_error):
+        connection.flush()
+        # Each value published as its encoding, passed on as it is.
+        with nats.publish(sk.Signal.from_iterable([1, 2]), connection, "py.encoded", encode=encode) as published:
+            assert published.to_list(timeout=WAIT_SECONDS) == [1, 2]
+        assert received.wait(2) == [b"#1", b"#2"]
+        # An exception in the encoder ends the stream with it at the third
+        # value: nothing published for it, the upstream disposed (4 and 5
+        # never encoded).
+        calls.clear()
+        with nats.publish(sk.Signal.from_iterable([1, 2, 3, 4, 5]), connection, "py.encoded",
+                          encode=encode) as published:
+            with pytest.raises(ValueError) as raised:
+                published.to_list(timeout=WAIT_SECONDS)
+            assert published.exception is raised.value
+        assert str(raised.value) == "the encoder refused 3"
+        assert calls == [1, 2, 3]
+        with nats.publish(sk.Signal.single("marker"), connection, "py.encoded") as sent:
+            sent.to_list(timeout=WAIT_SECONDS)
+        assert received.wait(5) == [b"#1", b"#2", b"#1", b"#2", b"marker"]
+        # A result that is neither str nor bytes: the bridge's words.
+        with nats.publish(sk.Signal.single(7), connection, "py.encoded", encode=lambda n: n * 2) as published:
+            with pytest.raises(SignalError) as wrong:
+                published.to_list(timeout=WAIT_SECONDS)
+    assert wrong.value.value == ("sk_nats_publish_encoded: the encoder gave a value of kind int64 for 'py.encoded': "
+                                 "give a string or bytes")
+    with pytest.raises(TypeError):
+        nats.publish(sk.Signal.single(1), connection, "x", encode="not callable")
+
+
 def test_request_and_reply(connection):
     # The service: each request on svc.upper answered with its payload in
     # capitals, published to its reply subject from the client's thread.

@@ -6,7 +6,8 @@
 //!
 //! - [`Connection::subject`] and [`Connection::subject_bounded`]: a
 //!   subject as a signal (each start subscribes, a dispose unsubscribes);
-//! - [`Connection::publish`]: a signal whose values are published;
+//! - [`Connection::publish`] and [`Connection::publish_encoded`]: a signal
+//!   whose values (or what an encoder makes of them) are published;
 //! - [`Connection::request`]: a request as a signal of one reply;
 //! - [`Connection::serve`] and [`Connection::serve_with`]: a service, as a
 //!   signal of the requests it answered, each reply the first value of the
@@ -413,6 +414,36 @@ impl Connection {
         self.adopt(status, out)
     }
 
+    /// [`publish`](Connection::publish) with an encoder
+    /// (`sk_nats_publish_encoded`): each value of `signal` is passed to
+    /// `encode`, whose result, a string or bytes (`String`, `Vec<u8>`), is
+    /// published; the value itself is passed on. A panic in `encode`, or a
+    /// value it cannot take or give, ends the stream with the error
+    /// `"panicked: MESSAGE"` (the conversion's message), as in `map`:
+    /// nothing is published for that value and `signal`'s subscription is
+    /// disposed (the panic is printed by the panic hook in place). A result
+    /// of another kind ends it with the bridge's error (`"... the encoder
+    /// gave a value of kind int64 for 'x': give a string or bytes"`).
+    /// `encode` runs on the thread that delivers each value.
+    pub fn publish_encoded<T, E, F>(&self, signal: &Signal<T>, subject: &str, flush_timeout: Duration, encode: F)
+                                    -> Result<Signal<T>, Error>
+    where
+        T: Value,
+        E: Value,
+        F: Fn(&T) -> E + Send + Sync + 'static,
+    {
+        let name = c_string("sk_nats_publish_encoded", "the subject", subject)?;
+        let ctx = Box::into_raw(Box::new(encode)) as *mut c_void;
+        let mut out = ptr::null_mut();
+        // Safety: a live signal (retained by the bridge), a copied subject;
+        // ctx is released by release_box, also when the call fails.
+        let status = unsafe {
+            sys::sk_nats_publish_encoded(&mut out, signal.as_raw(), self.as_raw(), name.as_ptr(), seconds(flush_timeout),
+                                         Some(encode_trampoline::<T, E, F>), ctx, Some(release_box::<F>))
+        };
+        self.adopt(status, out)
+    }
+
     /// A request as a signal (`sk_nats_request`): each start publishes
     /// `payload` to `subject` with a new inbox as its reply subject, then
     /// emits the first reply and completes, or fails after `timeout`
@@ -624,15 +655,37 @@ unsafe extern "C" fn serve_handler<R: Value, F: Fn(Message) -> Signal<R>, D>(ctx
     // Safety: the value is valid for the call.
     let request = ValueRef::from_ptr(request);
     let made = catch_unwind(AssertUnwindSafe(|| Message::from_value(request).map(|m| (service.handler)(m))));
-    let message = match made {
+    match made {
         Ok(Ok(signal)) => return signal.into_raw(),
-        Ok(Err(error)) => error.message().to_owned(),
-        Err(payload) => panic_text(&*payload),
-    };
-    if let Ok(error) = RawValue::string(&message) {
-        sk::sk_callback_fail(error.as_ptr());
+        Ok(Err(error)) => fail_call(error.message()),
+        Err(payload) => fail_call(&panic_text(&*payload)),
     }
     ptr::null_mut()
+}
+
+/// Fails the operator callback running on this thread (`sk_callback_fail`)
+/// with the string `message`.
+fn fail_call(message: &str) {
+    if let Ok(error) = RawValue::string(message) {
+        // Safety: a valid value, borrowed for the call (the library copies it).
+        unsafe { sk::sk_callback_fail(error.as_ptr()) };
+    }
+}
+
+/// The encoder of publish_encoded (`sk_map_fn`): writes the encoding into
+/// `out`, or, after a panic or a value it cannot take or give, fails the
+/// call (`sk_callback_fail`), which ends the stream. Never unwinds into C.
+unsafe extern "C" fn encode_trampoline<T: Value, E: Value, F: Fn(&T) -> E>(ctx: *mut c_void, value: *const sk::sk_value,
+                                                                          out: *mut sk::sk_value) {
+    let encode = &*(ctx as *const F);
+    // Safety: the value is valid for the call.
+    let value = ValueRef::from_ptr(value);
+    let made = catch_unwind(AssertUnwindSafe(|| T::from_value(value).and_then(|v| encode(&v).to_value())));
+    match made {
+        Ok(Ok(encoded)) => ptr::write(out, encoded.into_raw()),
+        Ok(Err(error)) => fail_call(error.message()),
+        Err(payload) => fail_call(&panic_text(&*payload)),
+    }
 }
 
 /// `on_drop` of serve_with: never unwinds into C.

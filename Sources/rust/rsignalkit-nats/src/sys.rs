@@ -6,7 +6,7 @@
 
 use std::os::raw::{c_char, c_int, c_uint};
 
-use rsignalkit::sys::{sk_drop_fn, sk_overflow, sk_queue, sk_release_fn, sk_signal, sk_signal_fn, sk_value};
+use rsignalkit::sys::{sk_drop_fn, sk_map_fn, sk_overflow, sk_queue, sk_release_fn, sk_signal, sk_signal_fn, sk_value};
 
 /// libnats's connection (`natsConnection`), opaque.
 #[repr(C)]
@@ -93,6 +93,10 @@ extern "C" {
     /// `sk_nats_publish`.
     pub fn sk_nats_publish(out: *mut *mut sk_signal, signal: *mut sk_signal, connection: *mut natsConnection,
                            subject: *const c_char, flush_timeout: f64) -> c_int;
+    /// `sk_nats_publish_encoded`.
+    pub fn sk_nats_publish_encoded(out: *mut *mut sk_signal, signal: *mut sk_signal, connection: *mut natsConnection,
+                                   subject: *const c_char, flush_timeout: f64, encode: sk_map_fn,
+                                   ctx: *mut std::os::raw::c_void, release: sk_release_fn) -> c_int;
     /// `sk_nats_request`.
     pub fn sk_nats_request(out: *mut *mut sk_signal, connection: *mut natsConnection, subject: *const c_char,
                            payload: *const sk_value, timeout: f64, shape: sk_nats_shape) -> c_int;

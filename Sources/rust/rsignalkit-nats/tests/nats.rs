@@ -348,3 +348,47 @@ fn a_service_answers_requests_and_failures() {
     drop(service);
     eventually("the service's subscription gone from the server", || server.subscriptions("service.rust") == 0);
 }
+
+#[test]
+fn publish_with_an_encoder() {
+    let _serial = serial();
+    let server = match Server::start("publish_with_an_encoder") {
+        Some(s) => s,
+        None => return,
+    };
+    let connection = Connection::connect(&server.url).unwrap();
+    let received = Arc::new(Collected::new());
+    let into = Arc::clone(&received);
+    let _subscription =
+        connection.subject::<Vec<u8>>("encoded.x", None).unwrap().subscribe(move |payload| into.push(payload)).unwrap();
+    connection.flush(FLUSH).unwrap();
+    // int64s published as their decimal text, passed on as they are.
+    let numbers = Signal::concat(&[Signal::single(1i64), Signal::single(20), Signal::single(300)]);
+    let passed = run(&connection.publish_encoded(&numbers, "encoded.x", FLUSH, |n: &i64| n.to_string()).unwrap()).unwrap();
+    assert_eq!(passed, vec![1, 20, 300]);
+    assert_eq!(received.wait(3), vec![b"1".to_vec(), b"20".to_vec(), b"300".to_vec()]);
+    // A panic at the third value ends the stream: nothing published for
+    // it, the upstream disposed (the fourth never encoded).
+    let calls = Arc::new(AtomicUsize::new(0));
+    let counted = Arc::clone(&calls);
+    let four = Signal::concat(&[Signal::single(1i64), Signal::single(2), Signal::single(3), Signal::single(4)]);
+    let hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| ()));
+    let failed = run(&connection
+        .publish_encoded(&four, "encoded.x", FLUSH, move |n: &i64| {
+            counted.fetch_add(1, Ordering::SeqCst);
+            assert!(*n != 3, "the encoder refused {}", n);
+            format!("#{}", n).into_bytes()
+        })
+        .unwrap());
+    std::panic::set_hook(hook);
+    assert_eq!(error_text(failed.unwrap_err()), "panicked: the encoder refused 3");
+    assert_eq!(calls.load(Ordering::SeqCst), 3);
+    run(&connection.publish(&Signal::single("marker".to_owned()), "encoded.x", FLUSH).unwrap()).unwrap();
+    let got = received.wait(6);
+    assert_eq!(got[3..], [b"#1".to_vec(), b"#2".to_vec(), b"marker".to_vec()]);
+    // A result of another kind: the bridge's words.
+    let wrong = run(&connection.publish_encoded(&Signal::single(7i64), "encoded.x", FLUSH, |n: &i64| n * 2).unwrap());
+    assert_eq!(error_text(wrong.unwrap_err()),
+               "sk_nats_publish_encoded: the encoder gave a value of kind int64 for 'encoded.x': give a string or bytes");
+}
