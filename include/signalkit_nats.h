@@ -22,7 +22,8 @@
  *   acknowledges each message after `next` (or when the observer says);
  * - sk_nats_js_publish(): a signal published to JetStream, each
  *   acknowledgement awaited (retried with the same message ID), at most a
- *   window of them at once.
+ *   window of them at once; sk_nats_js_publish_bounded(): the same with a
+ *   bounded place and an overflow policy for the values that lag behind.
  *
  * The library is a layer over the public API of signalkit.h and follows its
  * conventions (ownership, `out` parameters, status codes, callbacks with
@@ -690,9 +691,8 @@ int sk_nats_ack(const sk_value *message, sk_nats_ack_kind kind);
  * (`<id_prefix>.<n>`, n = 1, 2, ... in the order of the values) and a
  * MaxWait of `ack_wait`. When `window` publishes await their
  * acknowledgement, the thread delivering the next value waits (the
- * "block" policy; to drop instead, put sk_signal_on_backpressure_buffer()
- * with a policy before this signal, with values coming from another
- * thread). A publish whose acknowledgement did not come within `ack_wait`
+ * "block" policy; for a bounded place with another policy, so that the
+ * producer never waits, use sk_nats_js_publish_bounded()). A publish whose acknowledgement did not come within `ack_wait`
  * (a server that died, a connection reconnecting) is published again with
  * the same message ID, at most `attempts` times in all: the stream's
  * duplicate window (2 minutes by default) makes the server store it once.
@@ -751,6 +751,85 @@ int sk_nats_ack(const sk_value *message, sk_nats_ack_kind kind);
 int sk_nats_js_publish(sk_signal **out, sk_signal *signal, natsConnection *connection, const jsOptions *options,
                        const char *subject, const char *id_prefix, size_t window, double ack_wait,
                        unsigned attempts);
+
+/**
+ * @brief sk_nats_js_publish() for a producer that must not wait for the
+ *        server: the values that lag behind the acknowledgements wait in a
+ *        bounded place of at most `capacity`, `overflow` deciding about the
+ *        next.
+ *
+ * The signal is sk_nats_js_publish() over sk_signal_deliver_on_bounded() of
+ * `signal`, as sk_nats_subject_bounded() is built: the thread that delivers
+ * each value of `signal` puts it into a bounded place and returns; `queue`
+ * takes the values out one at a time, in order, publishes each as
+ * sk_nats_js_publish() does, and waits there while `window` publishes await
+ * their acknowledgement. Everything else (message IDs, retries, the values
+ * emitted, the completion once every publish is acknowledged, the errors
+ * and their words, which name sk_nats_js_publish()) is sk_nats_js_publish()'s.
+ * A value that finds `capacity` values waiting (not yet published) is
+ * handled by `overflow` (sk_overflow):
+ *
+ * - SK_OVERFLOW_DROP_NEWEST, SK_OVERFLOW_DROP_OLDEST, SK_OVERFLOW_LATEST:
+ *   a value not yet published is dropped (the one arriving, the oldest
+ *   waiting, the newest waiting: the policy's) and passed to `on_drop`
+ *   with the count of drops so far; a value is either published (and
+ *   acknowledged, or the stream fails) or dropped, never both, and a
+ *   dropped one is never published;
+ * - SK_OVERFLOW_ERROR: the values waiting are published, then the stream
+ *   fails with the library's overflow error
+ *   (`"sk_signal_deliver_on_bounded: overflow: a value arrived with 4
+ *   values pending (capacity 4, policy error)"`), without waiting for
+ *   their acknowledgements; the value that overflowed, and those put until
+ *   the error reaches the queue, are dropped (`on_drop`);
+ * - SK_OVERFLOW_BLOCK: the producing thread waits for room, as with
+ *   sk_nats_js_publish() but `capacity` values later.
+ *
+ * Disposing disposes `signal`'s subscription; the values waiting are
+ * released without being published or passed to `on_drop`; the publishes
+ * awaiting acknowledgement as for sk_nats_js_publish().
+ *
+ * @param[out] out     Receives the new signal (+1): release it with
+ *                     sk_signal_release(); NULL on error.
+ * @param signal       As for sk_nats_js_publish().
+ * @param connection   As for sk_nats_js_publish().
+ * @param options      As for sk_nats_js_publish().
+ * @param subject      As for sk_nats_js_publish().
+ * @param id_prefix    As for sk_nats_js_publish().
+ * @param window       As for sk_nats_js_publish().
+ * @param ack_wait     As for sk_nats_js_publish().
+ * @param attempts     As for sk_nats_js_publish().
+ * @param queue        Borrowed (retained by the signal): where the values are
+ *                     published, and waited for room in the window (a
+ *                     worker of a concurrent queue, or a serial queue's turn,
+ *                     is held meanwhile). NULL: a serial queue of the
+ *                     signal's own, which all its subscriptions share (one
+ *                     waiting for its window holds the others').
+ * @param capacity     The most values waiting to be published, >= 1.
+ * @param overflow     An sk_overflow.
+ * @param on_drop      May be NULL. Called with each dropped value (borrowed)
+ *                     and the subscription's count of drops so far, on the
+ *                     producing thread, never under a lock.
+ * @param ctx          Passed to `on_drop` and `release`.
+ * @param release      May be NULL. Runs once, when the signal and its
+ *                     subscriptions are gone; also when this call fails,
+ *                     before it returns.
+ * @return SK_OK; SK_ERR_NULL_ARGUMENT, SK_ERR_INVALID_ARGUMENT and
+ *         SK_ERR_NO_MEMORY as sk_nats_js_publish(); SK_ERR_INVALID_ARGUMENT
+ *         for a `capacity` of 0 or an `overflow` that is no sk_overflow;
+ *         SK_ERR_WRONG_KIND if `signal` is not a signal or `queue` not a
+ *         queue; SK_ERR_RESOURCE when the system refuses the queue (see
+ *         signalkit.h). On error `release` has run.
+ * @par Thread safety
+ *   Any thread. The producing thread puts and returns (with
+ *   SK_OVERFLOW_BLOCK it may wait for room), and runs `on_drop`; values are
+ *   published on `queue`, which waits for room in the window; the
+ *   acknowledgements, the values they emit, retries, failures and the
+ *   completion as for sk_nats_js_publish().
+ */
+int sk_nats_js_publish_bounded(sk_signal **out, sk_signal *signal, natsConnection *connection,
+                               const jsOptions *options, const char *subject, const char *id_prefix, size_t window,
+                               double ack_wait, unsigned attempts, sk_queue *queue, size_t capacity,
+                               sk_overflow overflow, sk_drop_fn on_drop, void *ctx, sk_release_fn release);
 
 /** @} */
 

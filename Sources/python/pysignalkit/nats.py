@@ -31,7 +31,9 @@ operator), each function mirroring its C function:
   each message acknowledged after ``on_next`` returned, or by `ack`
   (sk_nats_js_consume, sk_nats_ack);
 - `js_publish`: each value published to JetStream, each acknowledgement
-  awaited (sk_nats_js_publish).
+  awaited; with a `capacity`, a bounded place with an overflow policy for
+  the values that lag behind (sk_nats_js_publish,
+  sk_nats_js_publish_bounded).
 
 Values. A message becomes its payload (bytes) with the shape "payload",
 or the list ``[payload, subject, reply, headers]`` with the shape
@@ -156,6 +158,9 @@ _sk_nats_js_consume = _function("sk_nats_js_consume", c_int, _out, c_void_p, c_v
 _sk_nats_ack = _function("sk_nats_ack", c_int, _ValueP, c_int)
 _sk_nats_js_publish = _function("sk_nats_js_publish", c_int, _out, c_void_p, c_void_p, c_void_p, c_char_p,
                                 c_char_p, c_size_t, c_double, c_uint)
+_sk_nats_js_publish_bounded = _function("sk_nats_js_publish_bounded", c_int, _out, c_void_p, c_void_p, c_void_p,
+                                        c_char_p, c_char_p, c_size_t, c_double, c_uint, c_void_p, c_size_t, c_int,
+                                        _drop_fn, c_void_p, _release_fn)
 _connect_to = _function("natsConnection_ConnectTo", c_int, _out, c_char_p)
 _connection_close = _function("natsConnection_Close", None, c_void_p)
 _connection_destroy = _function("natsConnection_Destroy", None, c_void_p)
@@ -800,7 +805,9 @@ def js_consume(connection: Connection, stream: Optional[str], durable: str, subj
 
 
 def js_publish(signal: Signal[Any], connection: Connection, subject: str, id_prefix: Optional[str] = None,
-               window: int = 256, ack_wait: float = 5.0, attempts: int = 3) -> Signal[int]:
+               window: int = 256, ack_wait: float = 5.0, attempts: int = 3, capacity: Optional[int] = None,
+               overflow: Union[str, int, None] = None, on_drop: Optional[Callable[[Any, int], object]] = None,
+               queue: Optional[Queue] = None) -> Signal[int]:
     """A signal that publishes each value of `signal` (a str as UTF-8, or
     bytes) to JetStream's `subject` and awaits the server's acknowledgement
     of each (sk_nats_js_publish): at most `window` awaited at once (the
@@ -815,7 +822,19 @@ def js_publish(signal: Signal[Any], connection: Connection, subject: str, id_pre
     acknowledged after `attempts` ("message 7 to 'x' was not acknowledged
     after 3 attempts (nats: No responders available for request)"); an
     error of `signal` passes on. The jsOptions are libnats's defaults.
-    SignalKitError (the bridge's message) for arguments it refuses."""
+    SignalKitError (the bridge's message) for arguments it refuses.
+
+    With `capacity` (sk_nats_js_publish_bounded), the thread delivering
+    the values never waits for the server: it puts each into a bounded
+    place of at most `capacity` values and returns, and `queue` (None: a
+    serial queue of the signal's own) publishes them and waits for room in
+    the window. `overflow` decides about a value that finds the place full:
+    "drop_newest", "drop_oldest", "latest" (a value not yet published is
+    dropped and told to on_drop(value, dropped so far), on the producing
+    thread: each value is either acknowledged or dropped, never both),
+    "error" (the values waiting are published, then the stream fails with
+    the library's overflow error), or "block" (the producing thread
+    waits)."""
     where = "nats.js_publish"
     source = _signal_arg(signal, where)
     conn = _connection_arg(connection, where)
@@ -826,14 +845,36 @@ def js_publish(signal: Signal[Any], connection: Connection, subject: str, id_pre
     tries = _count_arg(attempts, where, "attempts")
     if tries > 0xFFFFFFFF:
         raise ValueError(f"signalkit: {where}: attempts {tries} is above 2^32 - 1")
-    made: Signal[int] = _make(conn, where, _js_publish_call, source, name, prefix, size, seconds, tries,
-                              blocks=True)
-    return made
+    if capacity is None:
+        if overflow is not None or on_drop is not None or queue is not None:
+            raise TypeError(f"signalkit: {where}: overflow, on_drop and queue need a capacity")
+        made: Signal[int] = _make(conn, where, _js_publish_call, source, name, prefix, size, seconds, tries,
+                                  blocks=True)
+        return made
+    if overflow is None:
+        raise TypeError(f"signalkit: {where}: a capacity needs an overflow policy (\"drop_newest\", \"drop_oldest\", "
+                        "\"latest\", \"error\" or \"block\")")
+    room, policy = _bounded_policy(where, capacity, overflow, on_drop)
+    place = _queue_arg(queue, where) if queue is not None else None
+    bounded: Signal[int] = _make(conn, where, _js_publish_bounded_call, source, name, prefix, size, seconds, tries,
+                                 place, room, policy, on_drop, blocks=True, queue=place)
+    return bounded
 
 
 def _js_publish_call(out: Any, address: int, source: int, name: bytes, prefix: Optional[bytes], window: int,
                      seconds: float, tries: int) -> int:
     # sk_nats_js_publish takes the signal before the connection.
     status: int = _sk_nats_js_publish(out, source, address, None, name, prefix, window, seconds, tries)
+    return status
+
+
+def _js_publish_bounded_call(out: Any, address: int, source: int, name: bytes, prefix: Optional[bytes], window: int,
+                             seconds: float, tries: int, place: Optional[int], room: int, policy: int,
+                             on_drop: Optional[Callable[[Any, int], object]]) -> int:
+    # The drop callback's context is retained, and the block policy
+    # counted, in the call itself: the bridge releases both once, also when
+    # it refuses.
+    status: int = _sk_nats_js_publish_bounded(out, source, address, None, name, prefix, window, seconds, tries, place,
+                                              room, policy, *_drop_arguments(on_drop, policy))
     return status
 

@@ -440,6 +440,61 @@ def test_jetstream_explicit_acknowledgements(connection):
     kept.values.clear()
 
 
+def _held_values(count, hold):
+    """The texts of 0 .. count - 1; `hold` set once 100 were taken (the
+    queue it holds then starts publishing)."""
+    for i in range(count):
+        if i == 100:
+            hold.set()
+        yield f"{i}"
+
+
+def test_jetstream_publish_bounded_drops_what_lags(connection):
+    count = 20_000
+    _add_stream(connection, "PYB", ["pyb.>"])
+    hold = threading.Event()
+    queue = sk.Queue.serial()
+    queue.run(hold.wait)  # nothing leaves the place until 100 values were put
+    dropped = []
+    counts = []
+
+    def on_drop(value, n):
+        dropped.append(int(value))
+        counts.append(n)
+
+    with nats.js_publish(sk.Signal.from_iterable(_held_values(count, hold)), connection, "pyb.lag", window=1,
+                         capacity=4, overflow="drop_newest", on_drop=on_drop, queue=queue) as publishing:
+        sequences = publishing.to_list(timeout=30)
+    assert len(dropped) >= 100 - 4
+    assert counts == list(range(1, len(dropped) + 1))
+    assert sequences == list(range(1, len(sequences) + 1))  # one at a time: in order
+    # What the stream stored: each value kept, in order, none dropped.
+    _add_consumer(connection, "PYB", "check", "pyb.lag")
+    received = Collector()
+    with nats.js_consume(connection, "PYB", "check", "pyb.lag", capacity=100) as consuming, \
+            consuming.subscribe(received.on_next, received.on_error):
+        kept = [int(value) for value in received.wait(len(sequences))]
+    assert len(kept) == len(sequences)
+    assert kept == sorted(kept)
+    assert not set(kept) & set(dropped)
+    assert sorted(kept + dropped) == list(range(count))
+
+    # "error": the library's overflow error.
+    hold = threading.Event()
+    queue.run(hold.wait)
+    with nats.js_publish(sk.Signal.from_iterable(_held_values(1000, hold)), connection, "pyb.error", window=1,
+                         capacity=4, overflow="error", queue=queue) as publishing:
+        with pytest.raises(SignalError) as raised:
+            publishing.to_list(timeout=30)
+    assert raised.value.value == ("sk_signal_deliver_on_bounded: overflow: a value arrived with 4 values pending "
+                                  "(capacity 4, policy error)")
+    with pytest.raises(TypeError):
+        nats.js_publish(sk.Signal.single("x"), connection, "pyb.x", on_drop=print)
+    with pytest.raises(SignalKitError) as refused:
+        nats.js_publish(sk.Signal.single("x"), connection, "pyb.x", window=0, capacity=4, overflow="block")
+    assert refused.value.message == "sk_nats_js_publish_bounded: window 0 is not >= 1"
+
+
 def test_a_dispose_leaves_nothing_alive(server, clean):
     before = sk.live_objects()
     with nats.connect(server.url) as conn:

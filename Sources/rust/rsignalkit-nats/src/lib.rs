@@ -17,7 +17,8 @@
 //!   for, acknowledging each message after `next` or when the observer
 //!   says ([`JsMessage::ack`]);
 //! - [`Connection::js_publish`]: a signal published to JetStream, each
-//!   acknowledgement awaited.
+//!   acknowledgement awaited; [`Connection::js_publish_bounded`]: the same
+//!   with a bounded place and an overflow policy for the values that lag.
 //!
 //! What a message becomes is the signal's type: a [`Message`] (payload,
 //! subject, reply subject, headers) or its payload alone (`Vec<u8>`), the
@@ -604,6 +605,43 @@ impl Connection {
         };
         self.adopt(status, out)
     }
+
+    /// [`js_publish`](Connection::js_publish) for a producer that must not
+    /// wait for the server (`sk_nats_js_publish_bounded`): the thread
+    /// delivering `signal`'s values puts each into a bounded place of at
+    /// most `capacity` and returns; `queue` (None: a serial queue of the
+    /// signal's own) publishes them and waits for room in the window.
+    /// `overflow` decides about a value that finds the place full: the drop
+    /// policies drop a value not yet published and call `on_drop` with it
+    /// (borrowed) and the count of drops so far, on the producing thread
+    /// (each value is either acknowledged or dropped, never both; a panic
+    /// in `on_drop` is caught and printed); [`Overflow::Error`] publishes
+    /// the values waiting, then fails with the library's overflow error;
+    /// [`Overflow::Block`] makes the producer wait.
+    #[allow(clippy::too_many_arguments)]
+    pub fn js_publish_bounded<T, D>(&self, signal: &Signal<T>, subject: &str, id_prefix: Option<&str>, window: usize,
+                                    ack_wait: Duration, attempts: u32, queue: Option<&Queue>, capacity: usize,
+                                    overflow: Overflow, on_drop: D) -> Result<Signal<i64>, Error>
+    where
+        T: Value,
+        D: Fn(ValueRef<'_>, u64) + Send + Sync + 'static,
+    {
+        let name = c_string("sk_nats_js_publish_bounded", "the subject", subject)?;
+        let prefix = optional_c_string("sk_nats_js_publish_bounded", "the ID prefix", id_prefix)?;
+        let ctx = Box::into_raw(Box::new(on_drop)) as *mut c_void;
+        let mut out = ptr::null_mut();
+        // Safety: a live signal (retained by the bridge), copied strings,
+        // NULL options; ctx is released by release_box, also when the call
+        // fails.
+        let status = unsafe {
+            sys::sk_nats_js_publish_bounded(&mut out, signal.as_raw(), self.as_raw(), ptr::null(), name.as_ptr(),
+                                            c_ptr(&prefix), window, seconds(ack_wait), attempts,
+                                            queue.map_or(ptr::null_mut(), Queue::as_raw), capacity,
+                                            overflow_raw(overflow), Some(drop_trampoline::<D>), ctx,
+                                            Some(release_box::<D>))
+        };
+        self.adopt(status, out)
+    }
 }
 
 fn overflow_raw(overflow: Overflow) -> sk::sk_overflow {
@@ -616,13 +654,13 @@ fn overflow_raw(overflow: Overflow) -> sk::sk_overflow {
     }
 }
 
-/// `on_drop` of subject_bounded: never unwinds into C.
+/// `on_drop` of subject_bounded and js_publish_bounded: never unwinds into C.
 unsafe extern "C" fn drop_trampoline<D: Fn(ValueRef<'_>, u64)>(ctx: *mut c_void, value: *const sk::sk_value, dropped: u64) {
     let f = &*(ctx as *const D);
     // Safety: the value is valid for the call.
     let value = ValueRef::from_ptr(value);
     if catch_unwind(AssertUnwindSafe(|| f(value, dropped))).is_err() {
-        eprintln!("rsignalkit-nats: the on_drop closure of subject_bounded panicked (ignored)");
+        eprintln!("rsignalkit-nats: an on_drop closure panicked (ignored)");
     }
 }
 

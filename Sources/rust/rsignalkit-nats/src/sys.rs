@@ -116,4 +116,11 @@ extern "C" {
     pub fn sk_nats_js_publish(out: *mut *mut sk_signal, signal: *mut sk_signal, connection: *mut natsConnection,
                               options: *const jsOptions, subject: *const c_char, id_prefix: *const c_char,
                               window: usize, ack_wait: f64, attempts: c_uint) -> c_int;
+    /// `sk_nats_js_publish_bounded`.
+    pub fn sk_nats_js_publish_bounded(out: *mut *mut sk_signal, signal: *mut sk_signal,
+                                      connection: *mut natsConnection, options: *const jsOptions,
+                                      subject: *const c_char, id_prefix: *const c_char, window: usize, ack_wait: f64,
+                                      attempts: c_uint, queue: *mut sk_queue, capacity: usize, overflow: sk_overflow,
+                                      on_drop: sk_drop_fn, ctx: *mut std::os::raw::c_void, release: sk_release_fn)
+                                      -> c_int;
 }

@@ -392,3 +392,65 @@ fn publish_with_an_encoder() {
     assert_eq!(error_text(wrong.unwrap_err()),
                "sk_nats_publish_encoded: the encoder gave a value of kind int64 for 'encoded.x': give a string or bytes");
 }
+
+#[test]
+fn jetstream_publish_bounded_drops_what_lags() {
+    let _serial = serial();
+    let server = match Server::start("jetstream_publish_bounded_drops_what_lags") {
+        Some(s) => s,
+        None => return,
+    };
+    let connection = Connection::connect(&server.url).unwrap();
+    js_api(&connection, "$JS.API.STREAM.CREATE.B", r#"{"name":"B","subjects":["bounded.>"],"storage":"file"}"#);
+    const COUNT: u64 = 20_000;
+    const HOLD: u64 = 100;
+    // The queue is held until the producer has put HOLD values: nothing
+    // leaves the place meanwhile, whatever the machine's speed.
+    let queue = Queue::serial("js_publish_bounded").unwrap();
+    let (go, held) = std::sync::mpsc::channel::<()>();
+    queue.run(move || held.recv().unwrap()).unwrap();
+    let pipe = rsignalkit::Pipe::<Vec<u8>>::new().unwrap();
+    let dropped = Arc::new(Collected::new());
+    let into = Arc::clone(&dropped);
+    let counts_right = Arc::new(AtomicUsize::new(0));
+    let right = Arc::clone(&counts_right);
+    let published = connection
+        .js_publish_bounded(&pipe.signal(), "bounded.x", None, 1, Duration::from_secs(5), 3, Some(&queue), 4,
+                            Overflow::DropNewest, move |value, count| {
+                                into.push(index_of(value.as_bytes().unwrap()));
+                                if count as usize == into.len() {
+                                    right.fetch_add(1, Ordering::SeqCst);
+                                }
+                            })
+        .unwrap();
+    let acknowledged = Arc::new(Collected::new());
+    let (acks, end) = (Arc::clone(&acknowledged), Arc::new(Collected::new()));
+    let ended = Arc::clone(&end);
+    let _subscription = published
+        .start(Observer::new().next(move |sequence: i64| acks.push(sequence)).completed(move || ended.push(())))
+        .unwrap();
+    for i in 0..COUNT {
+        pipe.put(index_bytes(i)).unwrap();
+        if i + 1 == HOLD {
+            go.send(()).unwrap();
+        }
+    }
+    pipe.complete().unwrap();
+    end.wait(1);
+    let sequences = acknowledged.wait(0);
+    let drops = dropped.wait(0);
+    assert!(drops.len() as u64 >= HOLD - 4, "{} dropped", drops.len());
+    assert_eq!(counts_right.load(Ordering::SeqCst), drops.len(), "on_drop's count is the drops so far");
+    assert_eq!(sequences, (1..=sequences.len() as i64).collect::<Vec<_>>());
+    assert_eq!(sequences.len() + drops.len(), COUNT as usize);
+    // What the stream stored: the values kept, in order, none dropped.
+    let kept = run(&connection.js_consume::<Vec<u8>>(Some("B"), "check", "bounded.x", None, 100).unwrap().take(sequences.len()))
+        .unwrap()
+        .iter()
+        .map(|payload| index_of(payload))
+        .collect::<Vec<_>>();
+    let mut all: Vec<u64> = kept.iter().chain(drops.iter()).copied().collect();
+    all.sort_unstable();
+    assert_eq!(all, (0..COUNT).collect::<Vec<_>>(), "each value acknowledged or dropped, never both");
+    assert!(kept.windows(2).all(|w| w[0] < w[1]), "stored in order");
+}
