@@ -300,10 +300,16 @@ class Connection:
                 return
             self._closed = True
             address = self._address
+            # The close call counts as a use: a signal released meanwhile
+            # on another thread (the last use otherwise) must not destroy
+            # the connection under natsConnection_Close.
+            self._uses += 1
+        _connection_close(address)
+        with self._lock:
+            self._uses -= 1
             destroy = self._uses == 0
             if destroy:
                 self._address = None
-        _connection_close(address)
         if destroy:
             _connection_destroy(address)
 
