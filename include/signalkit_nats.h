@@ -11,14 +11,19 @@
  * - sk_nats_subject() and sk_nats_subject_bounded(): a subject as a signal;
  *   each start subscribes, each message becomes a value, a dispose
  *   unsubscribes;
- * - sk_nats_publish(): a signal whose values are published to a subject;
+ * - sk_nats_publish() and sk_nats_publish_encoded(): a signal whose values
+ *   (or their encodings, made by a user encoder) are published to a
+ *   subject;
  * - sk_nats_request(): a request as a signal of one reply, with a timeout;
+ * - sk_nats_serve(): a service, as a signal of the requests it answered,
+ *   each reply the first value of a signal that a handler makes;
  * - sk_nats_js_consume() and sk_nats_ack(): a JetStream pull consumer as a
  *   signal that fetches only what its observer has room for and
  *   acknowledges each message after `next` (or when the observer says);
  * - sk_nats_js_publish(): a signal published to JetStream, each
  *   acknowledgement awaited (retried with the same message ID), at most a
- *   window of them at once.
+ *   window of them at once; sk_nats_js_publish_bounded(): the same with a
+ *   bounded place and an overflow policy for the values that lag behind.
  *
  * The library is a layer over the public API of signalkit.h and follows its
  * conventions (ownership, `out` parameters, status codes, callbacks with
@@ -283,6 +288,65 @@ int sk_nats_publish(sk_signal **out, sk_signal *signal, natsConnection *connecti
                     double flush_timeout);
 
 /**
+ * @brief sk_nats_publish() with a user encoder: each value of `signal` is
+ *        passed to `encode`, whose result is published, and the value
+ *        itself is passed on.
+ *
+ * Each start starts `signal`. Each of its values is passed to `encode` on
+ * the thread that delivers it; the result, a string (its bytes, without
+ * the NUL) or bytes, is published with natsConnection_Publish() on that
+ * thread, then the original value (not the encoding) is passed on. The
+ * completion and the flush are sk_nats_publish()'s. It fails, and
+ * `signal`'s subscription is disposed, when:
+ *
+ * - `encode` calls sk_callback_fail(): that error, unchanged; nothing is
+ *   published for the value, whatever `encode` wrote into `out` (the
+ *   values before it were published);
+ * - `encode` gives a value of another kind (nil included):
+ *   `"sk_nats_publish_encoded: the encoder gave a value of kind int64 for
+ *   'x': give a string or bytes"`;
+ * - the client refuses a publish, the flush fails or takes longer than
+ *   `flush_timeout`, or `signal` fails: as for sk_nats_publish(), the
+ *   messages naming this function (`"sk_nats_publish_encoded: cannot
+ *   publish 2000000 bytes to 'x' (nats: Maximum Payload Exceeded)"`).
+ *
+ * Disposing disposes `signal`'s subscription; what was published stays
+ * published.
+ *
+ * @param[out] out      Receives the new signal (+1): release it with
+ *                      sk_signal_release(); NULL on error.
+ * @param signal        Borrowed (retained by the new signal).
+ * @param connection    Borrowed; must stay valid while the signal exists.
+ * @param subject       Borrowed (copied). Checked by the client at each
+ *                      publish, not here.
+ * @param flush_timeout Seconds the flush on completion may take, > 0 and
+ *                      finite.
+ * @param encode        Required. Called once per value per subscription
+ *                      with `ctx`, the value (borrowed for the call) and
+ *                      `out` (nil on entry), which receives the encoding
+ *                      (its reference taken by the library). It may fail
+ *                      the stream with sk_callback_fail(), as an
+ *                      sk_signal_map() function does.
+ * @param ctx           Passed to `encode` and `release`.
+ * @param release       May be NULL. Runs once, when the signal and its
+ *                      subscriptions are gone; also when this call fails,
+ *                      before it returns.
+ * @return SK_OK; SK_ERR_NULL_ARGUMENT if `out`, `signal`, `connection`,
+ *         `subject` or `encode` is NULL; SK_ERR_INVALID_ARGUMENT for a
+ *         `flush_timeout` that is not > 0 and finite, or above 2^31 ms;
+ *         SK_ERR_WRONG_KIND if `signal` is not a signal; SK_ERR_NO_MEMORY
+ *         when the copy of `subject` cannot be allocated. On error
+ *         `release` has run.
+ * @par Thread safety
+ *   Any thread. `encode` runs, and its result is published and the value
+ *   passed on, on the thread that delivers each value (several threads at
+ *   once when several deliver: keep `ctx`'s state synchronised); the flush
+ *   as for sk_nats_publish().
+ */
+int sk_nats_publish_encoded(sk_signal **out, sk_signal *signal, natsConnection *connection, const char *subject,
+                            double flush_timeout, sk_map_fn encode, void *ctx, sk_release_fn release);
+
+/**
  * @brief A request as a signal: each start publishes `payload` to `subject`
  *        with a new reply subject, then emits the first reply and
  *        completes, or fails after `timeout`.
@@ -330,6 +394,118 @@ int sk_nats_publish(sk_signal **out, sk_signal *signal, natsConnection *connecti
  */
 int sk_nats_request(sk_signal **out, natsConnection *connection, const char *subject, const sk_value *payload,
                     double timeout, sk_nats_shape shape);
+
+/**
+ * @brief A service as a signal of the requests it answered: each start
+ *        subscribes to `subject`, and each request's reply is the first
+ *        value of the signal that `handler` makes for it; at most
+ *        `max_concurrent` of those signals run at once.
+ *
+ * The signal is sk_signal_merge_map_bounded() over sk_nats_subject() with
+ * SK_NATS_MESSAGE: each start subscribes to `subject` (in the queue group
+ * `queue_group` when it is not NULL, so that several services share the
+ * requests), and each request message (the SK_NATS_MESSAGE array) is
+ * passed to `handler`, which returns a signal for it. The first value of
+ * that signal, a string (its bytes, without the NUL) or bytes, is
+ * published to the request's reply subject (SK_NATS_ITEM_REPLY) and the
+ * handler's signal is disposed. The request is answered with the NATS
+ * service protocol's error instead, an empty message with the headers
+ * `Nats-Service-Error` (the text below; CR and LF become spaces) and
+ * `Nats-Service-Error-Code` (`500`), when the handler's signal:
+ *
+ * - fails: its error value's text when it is a string
+ *   ("not a number: 'x'"), else `"sk_nats_serve: the handler's signal
+ *   failed with an error value of kind int64"`;
+ * - completes without a value (NULL from `handler` is such a signal):
+ *   `"sk_nats_serve: the handler's signal completed without a value"`;
+ * - gives a first value of another kind: `"sk_nats_serve: the handler's
+ *   signal gave a value of kind int64: give a string or bytes"`.
+ *
+ * The service goes on after each of these. Its values are the request
+ * messages (SK_NATS_MESSAGE arrays, as `handler` received them), each
+ * emitted once its reply or error reply has been published: a subscriber
+ * counts or logs the requests answered. A request without a reply subject
+ * (published with natsConnection_Publish()) is handled all the same, but
+ * nothing is published for it: the outcome of its handler's signal is
+ * dropped and the request is emitted as the others.
+ *
+ * Room. At most `max_concurrent` handlers' signals run at once; a request
+ * that comes meanwhile waits for one to end, in order, in a bounded place
+ * of `capacity` requests. A request that finds `capacity` waiting is
+ * handled by `overflow` (sk_overflow): dropped without a reply and passed
+ * to `on_drop` with the count of drops so far (SK_OVERFLOW_DROP_NEWEST,
+ * SK_OVERFLOW_DROP_OLDEST, SK_OVERFLOW_LATEST: its requester times out,
+ * unless `on_drop` answers it itself, say with an error to its reply
+ * subject); the service fails at once with the library's overflow error
+ * ("sk_signal_merge_map_bounded: overflow: ...", SK_OVERFLOW_ERROR); or
+ * the client's delivery thread waits for room (SK_OVERFLOW_BLOCK):
+ * requests then wait in the client, up to its pending limits, beyond which
+ * the slow-consumer error of sk_nats_subject() ends the service.
+ *
+ * The service never completes by itself. It ends with an error value,
+ * after which the running handlers' signals are disposed and the requests
+ * waiting dropped without a reply, when:
+ *
+ * - the client refuses the subscription, drops requests of a slow
+ *   consumer, or closes the subscription: sk_nats_subject()'s errors,
+ *   named after this function (`"sk_nats_serve: cannot subscribe to 'a b'
+ *   (nats: Invalid Subject)"`);
+ * - the client refuses to publish a reply (a closed connection, a reply
+ *   larger than the server's maximum): `"sk_nats_serve: cannot publish the
+ *   reply to a request on 'svc.x' (nats: Maximum Payload Exceeded)"`;
+ * - `handler` fails its call with sk_callback_fail(): that error,
+ *   unchanged; or returns a handle that is not a signal;
+ * - SK_OVERFLOW_ERROR's overflow, as above.
+ *
+ * Disposing unsubscribes, as sk_nats_subject()'s dispose, and disposes the
+ * running handlers' signals; the requests waiting are released without a
+ * reply and without `on_drop`.
+ *
+ * @param[out] out          Receives the new signal (+1): release it with
+ *                          sk_signal_release(); NULL on error.
+ * @param connection        Borrowed; must stay valid while the signal
+ *                          exists. Replies are published on it.
+ * @param subject           Borrowed (copied). Checked by the client at each
+ *                          start, not here.
+ * @param queue_group       Borrowed (copied); NULL for none.
+ * @param max_concurrent    The most handlers' signals running at once, >= 1.
+ * @param capacity          The most requests waiting for one to end, >= 1.
+ * @param overflow          An sk_overflow.
+ * @param handler           Required. Called once per request (borrowed for
+ *                          the call) with `ctx`; returns a signal (+1,
+ *                          handed to the library) whose first value is the
+ *                          reply, or NULL (an empty signal: an error reply).
+ *                          It may call sk_callback_fail() to end the service
+ *                          with an error, as any sk_signal_fn.
+ * @param on_drop           May be NULL. Called with each request dropped
+ *                          (the value, borrowed) and the subscription's count
+ *                          of drops so far, never under a lock.
+ * @param ctx               Passed to `handler`, `on_drop` and `release`.
+ * @param release           May be NULL. Runs once, when the signal and its
+ *                          subscriptions are gone and every libnats
+ *                          subscription it made is over; also when this
+ *                          call fails, before it returns.
+ * @return SK_OK; SK_ERR_NULL_ARGUMENT if `out`, `connection`, `subject` or
+ *         `handler` is NULL; SK_ERR_INVALID_ARGUMENT for a `max_concurrent`
+ *         or `capacity` of 0 or an `overflow` that is no sk_overflow;
+ *         SK_ERR_NO_MEMORY when the copies cannot be allocated. On error
+ *         `release` has run.
+ * @par Thread safety
+ *   Any thread. A start subscribes on the starting thread (a refused
+ *   subscription's error is delivered there). `handler` runs on the
+ *   client's delivery thread of the subscription when a request finds room,
+ *   else on the thread where an earlier request's answer ended (the thread
+ *   delivering its handler's signal's value or end); `on_drop`, and the
+ *   waiting of SK_OVERFLOW_BLOCK, on the client's delivery thread. Each
+ *   reply is published, and its request emitted, on the thread that
+ *   delivers the first value, the error or the completion of that
+ *   request's handler's signal (for a signal that emits as it starts, the
+ *   thread that called `handler`); the subscription's errors on the
+ *   client's delivery thread.
+ */
+int sk_nats_serve(sk_signal **out, natsConnection *connection, const char *subject, const char *queue_group,
+                  size_t max_concurrent, size_t capacity, sk_overflow overflow, sk_signal_fn handler,
+                  sk_drop_fn on_drop, void *ctx, sk_release_fn release);
 
 /**
  * @brief When a message of sk_nats_js_consume() is acknowledged.
@@ -515,9 +691,8 @@ int sk_nats_ack(const sk_value *message, sk_nats_ack_kind kind);
  * (`<id_prefix>.<n>`, n = 1, 2, ... in the order of the values) and a
  * MaxWait of `ack_wait`. When `window` publishes await their
  * acknowledgement, the thread delivering the next value waits (the
- * "block" policy; to drop instead, put sk_signal_on_backpressure_buffer()
- * with a policy before this signal, with values coming from another
- * thread). A publish whose acknowledgement did not come within `ack_wait`
+ * "block" policy; for a bounded place with another policy, so that the
+ * producer never waits, use sk_nats_js_publish_bounded()). A publish whose acknowledgement did not come within `ack_wait`
  * (a server that died, a connection reconnecting) is published again with
  * the same message ID, at most `attempts` times in all: the stream's
  * duplicate window (2 minutes by default) makes the server store it once.
@@ -576,6 +751,85 @@ int sk_nats_ack(const sk_value *message, sk_nats_ack_kind kind);
 int sk_nats_js_publish(sk_signal **out, sk_signal *signal, natsConnection *connection, const jsOptions *options,
                        const char *subject, const char *id_prefix, size_t window, double ack_wait,
                        unsigned attempts);
+
+/**
+ * @brief sk_nats_js_publish() for a producer that must not wait for the
+ *        server: the values that lag behind the acknowledgements wait in a
+ *        bounded place of at most `capacity`, `overflow` deciding about the
+ *        next.
+ *
+ * The signal is sk_nats_js_publish() over sk_signal_deliver_on_bounded() of
+ * `signal`, as sk_nats_subject_bounded() is built: the thread that delivers
+ * each value of `signal` puts it into a bounded place and returns; `queue`
+ * takes the values out one at a time, in order, publishes each as
+ * sk_nats_js_publish() does, and waits there while `window` publishes await
+ * their acknowledgement. Everything else (message IDs, retries, the values
+ * emitted, the completion once every publish is acknowledged, the errors
+ * and their words, which name sk_nats_js_publish()) is sk_nats_js_publish()'s.
+ * A value that finds `capacity` values waiting (not yet published) is
+ * handled by `overflow` (sk_overflow):
+ *
+ * - SK_OVERFLOW_DROP_NEWEST, SK_OVERFLOW_DROP_OLDEST, SK_OVERFLOW_LATEST:
+ *   a value not yet published is dropped (the one arriving, the oldest
+ *   waiting, the newest waiting: the policy's) and passed to `on_drop`
+ *   with the count of drops so far; a value is either published (and
+ *   acknowledged, or the stream fails) or dropped, never both, and a
+ *   dropped one is never published;
+ * - SK_OVERFLOW_ERROR: the values waiting are published, then the stream
+ *   fails with the library's overflow error
+ *   (`"sk_signal_deliver_on_bounded: overflow: a value arrived with 4
+ *   values pending (capacity 4, policy error)"`), without waiting for
+ *   their acknowledgements; the value that overflowed, and those put until
+ *   the error reaches the queue, are dropped (`on_drop`);
+ * - SK_OVERFLOW_BLOCK: the producing thread waits for room, as with
+ *   sk_nats_js_publish() but `capacity` values later.
+ *
+ * Disposing disposes `signal`'s subscription; the values waiting are
+ * released without being published or passed to `on_drop`; the publishes
+ * awaiting acknowledgement as for sk_nats_js_publish().
+ *
+ * @param[out] out     Receives the new signal (+1): release it with
+ *                     sk_signal_release(); NULL on error.
+ * @param signal       As for sk_nats_js_publish().
+ * @param connection   As for sk_nats_js_publish().
+ * @param options      As for sk_nats_js_publish().
+ * @param subject      As for sk_nats_js_publish().
+ * @param id_prefix    As for sk_nats_js_publish().
+ * @param window       As for sk_nats_js_publish().
+ * @param ack_wait     As for sk_nats_js_publish().
+ * @param attempts     As for sk_nats_js_publish().
+ * @param queue        Borrowed (retained by the signal): where the values are
+ *                     published, and waited for room in the window (a
+ *                     worker of a concurrent queue, or a serial queue's turn,
+ *                     is held meanwhile). NULL: a serial queue of the
+ *                     signal's own, which all its subscriptions share (one
+ *                     waiting for its window holds the others').
+ * @param capacity     The most values waiting to be published, >= 1.
+ * @param overflow     An sk_overflow.
+ * @param on_drop      May be NULL. Called with each dropped value (borrowed)
+ *                     and the subscription's count of drops so far, on the
+ *                     producing thread, never under a lock.
+ * @param ctx          Passed to `on_drop` and `release`.
+ * @param release      May be NULL. Runs once, when the signal and its
+ *                     subscriptions are gone; also when this call fails,
+ *                     before it returns.
+ * @return SK_OK; SK_ERR_NULL_ARGUMENT, SK_ERR_INVALID_ARGUMENT and
+ *         SK_ERR_NO_MEMORY as sk_nats_js_publish(); SK_ERR_INVALID_ARGUMENT
+ *         for a `capacity` of 0 or an `overflow` that is no sk_overflow;
+ *         SK_ERR_WRONG_KIND if `signal` is not a signal or `queue` not a
+ *         queue; SK_ERR_RESOURCE when the system refuses the queue (see
+ *         signalkit.h). On error `release` has run.
+ * @par Thread safety
+ *   Any thread. The producing thread puts and returns (with
+ *   SK_OVERFLOW_BLOCK it may wait for room), and runs `on_drop`; values are
+ *   published on `queue`, which waits for room in the window; the
+ *   acknowledgements, the values they emit, retries, failures and the
+ *   completion as for sk_nats_js_publish().
+ */
+int sk_nats_js_publish_bounded(sk_signal **out, sk_signal *signal, natsConnection *connection,
+                               const jsOptions *options, const char *subject, const char *id_prefix, size_t window,
+                               double ack_wait, unsigned attempts, sk_queue *queue, size_t capacity,
+                               sk_overflow overflow, sk_drop_fn on_drop, void *ctx, sk_release_fn release);
 
 /** @} */
 

@@ -65,6 +65,20 @@ void sk_nats__put_error(sk_subscriber *subscriber, const char *format, ...) {
     sk_value_release(&error);
 }
 
+void sk_nats__fail_call(const char *format, ...) {
+    char text[512];
+    va_list args;
+    va_start(args, format);
+    vsnprintf(text, sizeof text, format, args);
+    va_end(args);
+    sk_value error = { 0 };
+    if (sk_value_set_string(&error, text) != SK_OK) {
+        (void)sk_value_set_string(&error, "sk_nats: out of memory");
+    }
+    (void)sk_callback_fail(&error);
+    sk_value_release(&error);
+}
+
 char *sk_nats__strdup(const char *text, bool *failed) {
     if (text == NULL) {
         return NULL;

@@ -34,6 +34,10 @@ void sk_nats__words(char *buffer, size_t size, natsStatus status);
  * cannot be allocated, the error is the shorter "sk_nats: out of memory"
  * or, failing that, nil: the subscription ends in every case. */
 void sk_nats__put_error(sk_subscriber *subscriber, const char *format, ...) __attribute__((format(printf, 2, 3)));
+/* Fails the operator callback running on the calling thread
+ * (sk_callback_fail()) with an error value of kind SK_KIND_STRING formatted
+ * from `format` (at most 511 bytes), or "sk_nats: out of memory". */
+void sk_nats__fail_call(const char *format, ...) __attribute__((format(printf, 1, 2)));
 /* A duplicate of `text` (NULL gives NULL), or NULL with *failed set when
  * malloc refuses. */
 char *sk_nats__strdup(const char *text, bool *failed);
@@ -74,6 +78,16 @@ bool sk_nats__js_options_copy(sk_nats__js_options *out, const jsOptions *options
 void sk_nats__js_options_free(sk_nats__js_options *options);
 /* jsOptions_Init(`to`), then the kept fields. */
 void sk_nats__js_options_apply(const sk_nats__js_options *options, jsOptions *to);
+
+/* subject.c --------------------------------------------------------------- */
+
+/* sk_nats_subject()'s signal, whose running errors are named after
+ * `function` (static text), and whose context runs `release(ctx)` (may be
+ * NULL) with its last reference: once the signal is released and every
+ * libnats subscription it made is over. On error `release` has run and the
+ * last error names `function`. */
+int sk_nats__subject_signal(const char *function, sk_signal **out, natsConnection *connection, const char *subject,
+                            const char *queue_group, sk_nats_shape shape, void *ctx, sk_release_fn release);
 
 /* message.c --------------------------------------------------------------- */
 

@@ -1,6 +1,10 @@
 /* js_publish.c - sk_nats_js_publish(): each value of a signal published to
  * JetStream, each acknowledgement awaited, a timeout retried with the same
- * message ID, at most `window` acknowledgements awaited at once.
+ * message ID, at most `window` acknowledgements awaited at once; and
+ * sk_nats_js_publish_bounded(): the same over sk_signal_deliver_on_bounded()
+ * of the signal, so that a producer faster than the acknowledgements puts
+ * into a bounded place with an overflow policy and returns, while a queue
+ * publishes and waits for room in the window.
  *
  * A start (sk_nats__js_publish) makes its own jsCtx, whose asynchronous
  * publish handler (AckHandler) is the bridge's: libnats calls it once per
@@ -469,10 +473,11 @@ static sk_disposable *sk_nats__js_publish_start(void *ctx, sk_subscriber *subscr
     return disposable;
 }
 
-SK_NATS_EXPORT int sk_nats_js_publish(sk_signal **out, sk_signal *signal, natsConnection *connection,
-                                      const jsOptions *options, const char *subject, const char *id_prefix,
-                                      size_t window, double ack_wait, unsigned attempts) {
-    static const char function[] = "sk_nats_js_publish";
+/* The checks of sk_nats_js_publish()'s arguments, in `function`'s name:
+ * SK_OK, or the status with the last error set. */
+static int sk_nats__js_publish_check(const char *function, sk_signal **out, sk_signal *signal,
+                                     natsConnection *connection, const char *subject, size_t window,
+                                     double ack_wait, unsigned attempts) {
     if (out != NULL) {
         *out = NULL;
     }
@@ -484,10 +489,9 @@ SK_NATS_EXPORT int sk_nats_js_publish(sk_signal **out, sk_signal *signal, natsCo
     if (missing != NULL) {
         return sk_nats__fail(SK_ERR_NULL_ARGUMENT, "%s: %s is NULL", function, missing);
     }
-    int64_t milliseconds = sk_nats__milliseconds(ack_wait);
-    if (milliseconds < 0) {
-        return sk_nats__fail(SK_ERR_INVALID_ARGUMENT, "%s: ack_wait %g is not a duration > 0 s and <= 2^31 ms", function,
-                             ack_wait);
+    if (sk_nats__milliseconds(ack_wait) < 0) {
+        return sk_nats__fail(SK_ERR_INVALID_ARGUMENT, "%s: ack_wait %g is not a duration > 0 s and <= 2^31 ms",
+                             function, ack_wait);
     }
     if (window == 0 || window > SIZE_MAX / 4) {
         return sk_nats__fail(SK_ERR_INVALID_ARGUMENT, "%s: window %zu is not >= 1", function, window);
@@ -495,6 +499,13 @@ SK_NATS_EXPORT int sk_nats_js_publish(sk_signal **out, sk_signal *signal, natsCo
     if (attempts == 0) {
         return sk_nats__fail(SK_ERR_INVALID_ARGUMENT, "%s: attempts is 0", function);
     }
+    return SK_OK;
+}
+
+/* sk_nats_js_publish() over `signal`, its arguments checked. */
+static int sk_nats__js_publish_make(const char *function, sk_signal **out, sk_signal *signal,
+                                    natsConnection *connection, const jsOptions *options, const char *subject,
+                                    const char *id_prefix, size_t window, double ack_wait, unsigned attempts) {
     sk_nats__js_publisher *g = calloc(1, sizeof *g);
     bool failed = g == NULL;
     if (!failed) {
@@ -514,9 +525,9 @@ SK_NATS_EXPORT int sk_nats_js_publish(sk_signal **out, sk_signal *signal, natsCo
     atomic_init(&g->references, 1);
     g->connection = connection;
     g->window = window;
-    g->ack_milliseconds = milliseconds;
+    g->ack_milliseconds = sk_nats__milliseconds(ack_wait);
     g->attempts = attempts;
-    int status = sk_queue_create(&g->queue, function);
+    int status = sk_queue_create(&g->queue, "sk_nats_js_publish");
     if (status != SK_OK) {
         status = sk_nats__fail_core(status, function);
         sk_nats__js_publisher_release(g);
@@ -529,4 +540,56 @@ SK_NATS_EXPORT int sk_nats_js_publish(sk_signal **out, sk_signal *signal, natsCo
         return sk_nats__fail_core(status, function);
     }
     return SK_OK;
+}
+
+SK_NATS_EXPORT int sk_nats_js_publish(sk_signal **out, sk_signal *signal, natsConnection *connection,
+                                      const jsOptions *options, const char *subject, const char *id_prefix,
+                                      size_t window, double ack_wait, unsigned attempts) {
+    static const char function[] = "sk_nats_js_publish";
+    int status = sk_nats__js_publish_check(function, out, signal, connection, subject, window, ack_wait, attempts);
+    if (status != SK_OK) {
+        return status;
+    }
+    return sk_nats__js_publish_make(function, out, signal, connection, options, subject, id_prefix, window, ack_wait,
+                                    attempts);
+}
+
+SK_NATS_EXPORT int sk_nats_js_publish_bounded(sk_signal **out, sk_signal *signal, natsConnection *connection,
+                                              const jsOptions *options, const char *subject, const char *id_prefix,
+                                              size_t window, double ack_wait, unsigned attempts, sk_queue *queue,
+                                              size_t capacity, sk_overflow overflow, sk_drop_fn on_drop, void *ctx,
+                                              sk_release_fn release) {
+    static const char function[] = "sk_nats_js_publish_bounded";
+    int status = sk_nats__js_publish_check(function, out, signal, connection, subject, window, ack_wait, attempts);
+    if (status != SK_OK) {
+        if (release != NULL) {
+            release(ctx);
+        }
+        return status;
+    }
+    sk_queue *own = NULL;
+    if (queue == NULL) {
+        status = sk_queue_create(&own, function);
+        if (status != SK_OK) {
+            status = sk_nats__fail_core(status, function);
+            if (release != NULL) {
+                release(ctx);
+            }
+            return status;
+        }
+        queue = own;
+    }
+    /* The bounded place holds `ctx` from here: its release runs `release`
+     * once it is gone, also when a call below fails. */
+    sk_signal *bounded = NULL;
+    status = sk_signal_deliver_on_bounded(&bounded, signal, queue, capacity, overflow, on_drop, ctx, release);
+    if (status != SK_OK) {
+        status = sk_nats__fail_core(status, function);
+    } else {
+        status = sk_nats__js_publish_make(function, out, bounded, connection, options, subject, id_prefix, window,
+                                          ack_wait, attempts);
+    }
+    sk_signal_release(bounded);
+    sk_queue_release(own);
+    return status;
 }

@@ -20,6 +20,7 @@
 
 typedef struct sk_nats__subject {
     atomic_long references;
+    const char *function; /* the user's function, which names the errors: static */
     natsConnection *connection;
     char *subject;
     char *queue_group;
@@ -81,9 +82,10 @@ static bool sk_nats__report_drops(sk_nats__subscription *s, natsSubscription *su
      * interest is gone once the connection has sent it. */
     (void)natsSubscription_Unsubscribe(sub);
     sk_nats__put_error(s->subscriber,
-                       "sk_nats_subject: slow consumer on '%s': the client dropped %lld messages "
+                       "%s: slow consumer on '%s': the client dropped %lld messages "
                        "beyond its pending limit of %d (nats: %s)",
-                       s->signal->subject, (long long)dropped, limit, natsStatus_GetText(NATS_SLOW_CONSUMER));
+                       s->signal->function, s->signal->subject, (long long)dropped, limit,
+                       natsStatus_GetText(NATS_SLOW_CONSUMER));
     return true;
 }
 
@@ -99,8 +101,8 @@ static void sk_nats__on_message(natsConnection *connection, natsSubscription *su
     natsMsg_Destroy(msg);
     if (status != SK_OK) {
         s->ended = true;
-        sk_nats__put_error(s->subscriber, "sk_nats_subject: a message of '%s' could not become a value: %s",
-                           s->signal->subject, sk_last_error_message());
+        sk_nats__put_error(s->subscriber, "%s: a message of '%s' could not become a value: %s",
+                           s->signal->function, s->signal->subject, sk_last_error_message());
         return;
     }
     (void)sk_subscriber_put_next(s->subscriber, &value);
@@ -114,8 +116,8 @@ static void sk_nats__on_complete(void *closure) {
         natsStatus why = natsConnection_IsClosed(connection)     ? NATS_CONNECTION_CLOSED
                          : natsConnection_IsDraining(connection) ? NATS_DRAINING
                                                                  : NATS_INVALID_SUBSCRIPTION;
-        sk_nats__put_error(s->subscriber, "sk_nats_subject: the subscription to '%s' was closed by the client (nats: %s)",
-                           s->signal->subject, natsStatus_GetText(why));
+        sk_nats__put_error(s->subscriber, "%s: the subscription to '%s' was closed by the client (nats: %s)",
+                           s->signal->function, s->signal->subject, natsStatus_GetText(why));
     }
     sk_nats__settle(s->signal->connection);
     sk_nats__subscription_release(s);
@@ -131,7 +133,8 @@ static sk_disposable *sk_nats__subject_start(void *ctx, sk_subscriber *subscribe
     sk_nats__subject *signal = ctx;
     sk_nats__subscription *s = calloc(1, sizeof *s);
     if (s == NULL) {
-        sk_nats__put_error(subscriber, "sk_nats_subject: out of memory for a subscription to '%s'", signal->subject);
+        sk_nats__put_error(subscriber, "%s: out of memory for a subscription to '%s'", signal->function,
+                           signal->subject);
         return NULL;
     }
     /* Everything the handler reads is set before the subscription exists:
@@ -153,10 +156,11 @@ static sk_disposable *sk_nats__subject_start(void *ctx, sk_subscriber *subscribe
         atomic_fetch_sub(&signal->references, 1);
         free(s); /* no subscription: the handler never ran */
         if (signal->queue_group != NULL) {
-            sk_nats__put_error(subscriber, "sk_nats_subject: cannot subscribe to '%s' in the queue group '%s' (%s)",
-                               signal->subject, signal->queue_group, words);
+            sk_nats__put_error(subscriber, "%s: cannot subscribe to '%s' in the queue group '%s' (%s)",
+                               signal->function, signal->subject, signal->queue_group, words);
         } else {
-            sk_nats__put_error(subscriber, "sk_nats_subject: cannot subscribe to '%s' (%s)", signal->subject, words);
+            sk_nats__put_error(subscriber, "%s: cannot subscribe to '%s' (%s)", signal->function, signal->subject,
+                               words);
         }
         return NULL;
     }
@@ -169,8 +173,8 @@ static sk_disposable *sk_nats__subject_start(void *ctx, sk_subscriber *subscribe
          * reference) rather than freed under it. */
         char words[256];
         sk_nats__words(words, sizeof words, status);
-        sk_nats__put_error(subscriber, "sk_nats_subject: the subscription to '%s' was closed as it was made (%s)",
-                           signal->subject, words);
+        sk_nats__put_error(subscriber, "%s: the subscription to '%s' was closed as it was made (%s)",
+                           signal->function, signal->subject, words);
         return NULL;
     }
     sk_disposable *disposable = NULL;
@@ -200,6 +204,7 @@ static sk_nats__subject *sk_nats__subject_make(const char *function, sk_signal *
         }
         if (!failed) {
             atomic_init(&signal->references, 1);
+            signal->function = "sk_nats_subject";
             signal->connection = connection;
             signal->shape = shape;
             return signal;
@@ -229,6 +234,25 @@ SK_NATS_EXPORT int sk_nats_subject(sk_signal **out, natsConnection *connection, 
     if (status != SK_OK) {
         sk_nats__subject_release(signal);
         return sk_nats__fail_core(status, "sk_nats_subject");
+    }
+    return SK_OK;
+}
+
+int sk_nats__subject_signal(const char *function, sk_signal **out, natsConnection *connection, const char *subject,
+                            const char *queue_group, sk_nats_shape shape, void *ctx, sk_release_fn release) {
+    int status = SK_OK;
+    sk_nats__subject *signal =
+        sk_nats__subject_make(function, out, connection, subject, queue_group, shape, release, ctx, &status);
+    if (signal == NULL) {
+        return status;
+    }
+    signal->function = function;
+    signal->ctx = ctx;
+    signal->release = release; /* from here, runs with the last reference */
+    status = sk_signal_create(out, sk_nats__subject_start, signal, sk_nats__subject_release);
+    if (status != SK_OK) {
+        sk_nats__subject_release(signal);
+        return sk_nats__fail_core(status, function);
     }
     return SK_OK;
 }

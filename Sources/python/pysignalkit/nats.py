@@ -20,15 +20,20 @@ operator), each function mirroring its C function:
 - `subject`: each start subscribes to a subject, each message a value,
   dispose unsubscribes; with a `capacity`, a bounded place with an overflow
   policy (sk_nats_subject, sk_nats_subject_bounded);
-- `publish`: each value of a signal published, then a flush on completion
-  (sk_nats_publish);
+- `publish`: each value of a signal (or what `encode` makes of it)
+  published, then a flush on completion (sk_nats_publish,
+  sk_nats_publish_encoded);
 - `request`: a request as a one-value signal with a timeout
   (sk_nats_request);
+- `serve`: a service, as a signal of the requests it answered, each reply
+  the first value of the signal a handler makes (sk_nats_serve);
 - `js_consume`: a JetStream pull consumer, bounded by the observer's room,
   each message acknowledged after ``on_next`` returned, or by `ack`
   (sk_nats_js_consume, sk_nats_ack);
 - `js_publish`: each value published to JetStream, each acknowledgement
-  awaited (sk_nats_js_publish).
+  awaited; with a `capacity`, a bounded place with an overflow policy for
+  the values that lag behind (sk_nats_js_publish,
+  sk_nats_js_publish_bounded).
 
 Values. A message becomes its payload (bytes) with the shape "payload",
 or the list ``[payload, subject, reply, headers]`` with the shape
@@ -59,17 +64,18 @@ from ctypes import POINTER, byref, c_char_p, c_double, c_int, c_int64, c_size_t,
 from typing import Any, Callable, Dict, List, Optional, Union
 
 from . import _core, _speedups
-from ._callbacks import _c_work_callback, _Callback
-from ._core import (C, SignalKitError, Value, _callback_failed, _drop_fn, _Failures, _map_fn, _put_object, _release_ctx,
-                    _release_fn, _retain_callbacks, _ValueP)
-from ._handle import _call_with, _count_arg, _seconds_arg
+from ._callbacks import (_c_key_callback, _c_shared_drop_callback, _c_signal_callback, _c_work_callback, _Callback,
+                         _SharedDropCallback)
+from ._core import (C, SignalError, SignalKitError, Value, _callback_failed, _drop_fn, _Failures, _map_fn, _put_object,
+                    _release_ctx, _release_fn, _retain_callbacks, _signal_fn, _ValueP)
+from ._handle import _call_with, _callable_arg, _count_arg, _seconds_arg
 from ._native import _NATIVE_CODES
-from ._queue import _BLOCK, Queue, _bounded_policy, _drop_arguments, _place_release, _queue_arg
+from ._queue import _BLOCK, _NO_DROP, Queue, _bounded_policy, _drop_arguments, _place_release, _queue_arg
 from ._signal import Signal
-from ._signal_core import _on_open_loop, _signal_arg
+from ._signal_core import _new_signal, _on_open_loop, _signal_arg
 
 __all__ = [
-    "Connection", "Message", "connect", "subject", "publish", "request", "js_consume", "js_publish", "ack",
+    "Connection", "Message", "connect", "subject", "publish", "request", "serve", "js_consume", "js_publish", "ack",
     "library_path", "NATS_LIB_ENV_VAR", "PAYLOAD", "MESSAGE", "ACK_AFTER_NEXT", "ACK_EXPLICIT", "ACK", "NAK",
     "TERM", "IN_PROGRESS", "ITEM_PAYLOAD", "ITEM_SUBJECT", "ITEM_REPLY", "ITEM_HEADERS",
 ]
@@ -142,12 +148,19 @@ _sk_nats_subject = _function("sk_nats_subject", c_int, _out, c_void_p, c_char_p,
 _sk_nats_subject_bounded = _function("sk_nats_subject_bounded", c_int, _out, c_void_p, c_char_p, c_char_p, c_int,
                                      c_void_p, c_size_t, c_int, _drop_fn, c_void_p, _release_fn)
 _sk_nats_publish = _function("sk_nats_publish", c_int, _out, c_void_p, c_void_p, c_char_p, c_double)
+_sk_nats_publish_encoded = _function("sk_nats_publish_encoded", c_int, _out, c_void_p, c_void_p, c_char_p, c_double,
+                                     _map_fn, c_void_p, _release_fn)
 _sk_nats_request = _function("sk_nats_request", c_int, _out, c_void_p, c_char_p, _ValueP, c_double, c_int)
+_sk_nats_serve = _function("sk_nats_serve", c_int, _out, c_void_p, c_char_p, c_char_p, c_size_t, c_size_t, c_int,
+                           _signal_fn, _drop_fn, c_void_p, _release_fn)
 _sk_nats_js_consume = _function("sk_nats_js_consume", c_int, _out, c_void_p, c_void_p, c_char_p, c_char_p,
                                 c_char_p, c_int, c_int, c_void_p, c_size_t)
 _sk_nats_ack = _function("sk_nats_ack", c_int, _ValueP, c_int)
 _sk_nats_js_publish = _function("sk_nats_js_publish", c_int, _out, c_void_p, c_void_p, c_void_p, c_char_p,
                                 c_char_p, c_size_t, c_double, c_uint)
+_sk_nats_js_publish_bounded = _function("sk_nats_js_publish_bounded", c_int, _out, c_void_p, c_void_p, c_void_p,
+                                        c_char_p, c_char_p, c_size_t, c_double, c_uint, c_void_p, c_size_t, c_int,
+                                        _drop_fn, c_void_p, _release_fn)
 _connect_to = _function("natsConnection_ConnectTo", c_int, _out, c_char_p)
 _connection_close = _function("natsConnection_Close", None, c_void_p)
 _connection_destroy = _function("natsConnection_Destroy", None, c_void_p)
@@ -287,10 +300,16 @@ class Connection:
                 return
             self._closed = True
             address = self._address
+            # The close call counts as a use: a signal released meanwhile
+            # on another thread (the last use otherwise) must not destroy
+            # the connection under natsConnection_Close.
+            self._uses += 1
+        _connection_close(address)
+        with self._lock:
+            self._uses -= 1
             destroy = self._uses == 0
             if destroy:
                 self._address = None
-        _connection_close(address)
         if destroy:
             _connection_destroy(address)
 
@@ -464,7 +483,8 @@ def subject(connection: Connection, subject: str, queue_group: Optional[str] = N
                  *_drop_arguments(on_drop, policy), queue=place)
 
 
-def publish(signal: Signal[Any], connection: Connection, subject: str, flush_timeout: float = 5.0) -> Signal[Any]:
+def publish(signal: Signal[Any], connection: Connection, subject: str, flush_timeout: float = 5.0,
+            encode: Optional[Callable[[Any], Union[str, bytes]]] = None) -> Signal[Any]:
     """A signal that publishes each value of `signal` (a str, as UTF-8, or
     bytes) to `subject` on the thread that delivers it, passes it on, and
     completes once the connection is flushed after `signal` completed (at
@@ -473,18 +493,41 @@ def publish(signal: Signal[Any], connection: Connection, subject: str, flush_tim
     when a value is of another kind, the client refuses a publish (an
     invalid subject, a payload too large, a closed connection) or the flush
     fails; an error of `signal` passes on unchanged. SignalKitError (the
-    bridge's message) for a flush_timeout it refuses."""
+    bridge's message) for a flush_timeout it refuses.
+
+    With `encode` (sk_nats_publish_encoded), encode(value) is published
+    instead, a str or bytes (another type fails the stream with the
+    bridge's text), and the value itself is passed on, unchanged. An
+    exception in `encode` ends the stream with it (nothing is published for
+    that value, the upstream is disposed), as in map."""
     where = "nats.publish"
     source = _signal_arg(signal, where)
     conn = _connection_arg(connection, where)
     name = _text_arg(subject, where, "subject")
     seconds = _seconds_arg(flush_timeout, where, "flush_timeout")
-    return _make(conn, where, _publish_call, source, name, seconds)
+    if encode is None:
+        return _make(conn, where, _publish_call, source, name, seconds)
+    _callable_arg(encode, where)
+    failures = _Failures()
+    made: Signal[Any] = _make(conn, where, _publish_encoded_call, source, name, seconds,
+                              _Callback(encode, failures.recorder()))
+    made._failures = failures
+    return made
 
 
 def _publish_call(out: Any, address: int, source: int, name: bytes, seconds: float) -> int:
     # sk_nats_publish takes the signal before the connection.
     status: int = _sk_nats_publish(out, source, address, name, seconds)
+    return status
+
+
+def _publish_encoded_call(out: Any, address: int, source: int, name: bytes, seconds: float, callback: _Callback) -> int:
+    # The encoder crosses as group_by's key function does (an sk_map_fn of
+    # the package's: the value in, the result written into `out`, an
+    # exception failing the call); its context is retained in the call
+    # itself, which releases it once, also when the bridge refuses.
+    status: int = _sk_nats_publish_encoded(out, source, address, name, seconds, _c_key_callback,
+                                           _retain_callbacks(callback), _release_ctx)
     return status
 
 
@@ -510,6 +553,92 @@ def request(connection: Connection, subject: str, payload: Union[str, bytes, Non
     _put_object(payload, value)
     try:
         return _make(conn, where, _sk_nats_request, name, None if payload is None else byref(value), seconds, form)
+    finally:
+        C.value_release(byref(value))
+
+
+def serve(connection: Connection, subject: str, handler: Callable[[List[Any]], Optional[Signal[Any]]],
+          queue_group: Optional[str] = None, max_concurrent: int = 16, capacity: int = 256,
+          overflow: Union[str, int] = "block", on_drop: Optional[Callable[[Any, int], object]] = None) -> Signal[List[Any]]:
+    """A service as a signal (sk_nats_serve): each start subscribes to
+    `subject` (in `queue_group` when given, so that several services share
+    the requests), and for each request calls handler(message), `message`
+    the list ``[payload, subject, reply, headers]``; the first value of the
+    Signal it returns, a str (as UTF-8) or bytes, is published to the
+    request's reply subject. At most `max_concurrent` of those signals run
+    at once; the requests beyond wait, at most `capacity` of them, and
+    `overflow` decides about the next ("block": the client's thread waits;
+    "drop_newest", "drop_oldest", "latest": dropped without a reply, each
+    told to on_drop(message, dropped so far); "error": the service fails).
+
+    A handler's signal that fails, completes without a value (None is such
+    a signal) or gives a value of another kind is answered with the NATS
+    service error headers, ``Nats-Service-Error`` (the exception's text:
+    str(exception), or a SignalError's string value; the bridge's words
+    otherwise) and ``Nats-Service-Error-Code`` 500, and the service goes on.
+    An exception in `handler` itself ends the service with it, as in
+    merge_map. The service's values are the request messages, each emitted
+    once its reply was published; a request without a reply subject is
+    handled and emitted, and nothing is published for it. It never
+    completes; it fails with a SignalError carrying the bridge's text when
+    the client refuses the subscription or a reply (a closed connection).
+    A dispose unsubscribes. `handler` runs on the client's thread, or on
+    the thread where an earlier request's signal ended. SignalKitError (the
+    bridge's message) for arguments it refuses."""
+    where = "nats.serve"
+    conn = _connection_arg(connection, where)
+    name = _text_arg(subject, where, "subject")
+    group = _text_arg(queue_group, where, "queue_group", optional=True)
+    _callable_arg(handler, where)
+    count = _count_arg(max_concurrent, where, "max_concurrent")
+    size, policy = _bounded_policy(where, capacity, overflow, on_drop)
+    failures = _Failures()
+    answer = _ServiceHandler(handler)
+    # One context for the handler and on_drop, as the C function has.
+    callback = (_Callback(answer, failures.recorder()) if on_drop is None
+                else _SharedDropCallback(answer, failures.recorder(), on_drop))
+    made: Signal[List[Any]] = _make(conn, where, _serve_call, name, group, count, size, policy, callback,
+                                    on_drop is not None)
+    made._failures = failures
+    return made
+
+
+def _serve_call(out: Any, address: int, name: bytes, group: Optional[bytes], count: int, size: int, policy: int,
+                callback: _Callback, drops: bool) -> int:
+    # The context is retained, and the block policy counted, in the call
+    # itself: the bridge releases both once, also when it refuses.
+    status: int = _sk_nats_serve(out, address, name, group, count, size, policy, _c_signal_callback,
+                                 _c_shared_drop_callback if drops else _NO_DROP, _retain_callbacks(callback),
+                                 _place_release(policy, _release_ctx))
+    return status
+
+
+class _ServiceHandler:
+    """serve's handler: the user's, whose signal's error becomes a string
+    error value (what the bridge publishes as Nats-Service-Error) instead
+    of a Python object, which the bridge could only name by its kind."""
+    __slots__ = ("handler",)
+
+    def __init__(self, handler: Callable[[List[Any]], Optional[Signal[Any]]]) -> None:
+        self.handler = handler
+
+    def __call__(self, message: List[Any]) -> object:
+        result = self.handler(message)
+        if isinstance(result, Signal):
+            return result.catch(_failing_with_text)
+        return result  # None (an empty signal), or what the bridge refuses
+
+
+def _failing_with_text(error: BaseException) -> Signal[Any]:
+    """A signal failing with `error`'s text as a string error value."""
+    if isinstance(error, SignalError) and isinstance(error.value, str):
+        text = error.value
+    else:
+        text = str(error) or type(error).__name__
+    value = Value()
+    _put_object(text, value)
+    try:
+        return _new_signal(C.signal_fail, byref(value))
     finally:
         C.value_release(byref(value))
 
@@ -682,7 +811,9 @@ def js_consume(connection: Connection, stream: Optional[str], durable: str, subj
 
 
 def js_publish(signal: Signal[Any], connection: Connection, subject: str, id_prefix: Optional[str] = None,
-               window: int = 256, ack_wait: float = 5.0, attempts: int = 3) -> Signal[int]:
+               window: int = 256, ack_wait: float = 5.0, attempts: int = 3, capacity: Optional[int] = None,
+               overflow: Union[str, int, None] = None, on_drop: Optional[Callable[[Any, int], object]] = None,
+               queue: Optional[Queue] = None) -> Signal[int]:
     """A signal that publishes each value of `signal` (a str as UTF-8, or
     bytes) to JetStream's `subject` and awaits the server's acknowledgement
     of each (sk_nats_js_publish): at most `window` awaited at once (the
@@ -697,7 +828,19 @@ def js_publish(signal: Signal[Any], connection: Connection, subject: str, id_pre
     acknowledged after `attempts` ("message 7 to 'x' was not acknowledged
     after 3 attempts (nats: No responders available for request)"); an
     error of `signal` passes on. The jsOptions are libnats's defaults.
-    SignalKitError (the bridge's message) for arguments it refuses."""
+    SignalKitError (the bridge's message) for arguments it refuses.
+
+    With `capacity` (sk_nats_js_publish_bounded), the thread delivering
+    the values never waits for the server: it puts each into a bounded
+    place of at most `capacity` values and returns, and `queue` (None: a
+    serial queue of the signal's own) publishes them and waits for room in
+    the window. `overflow` decides about a value that finds the place full:
+    "drop_newest", "drop_oldest", "latest" (a value not yet published is
+    dropped and told to on_drop(value, dropped so far), on the producing
+    thread: each value is either acknowledged or dropped, never both),
+    "error" (the values waiting are published, then the stream fails with
+    the library's overflow error), or "block" (the producing thread
+    waits)."""
     where = "nats.js_publish"
     source = _signal_arg(signal, where)
     conn = _connection_arg(connection, where)
@@ -708,14 +851,36 @@ def js_publish(signal: Signal[Any], connection: Connection, subject: str, id_pre
     tries = _count_arg(attempts, where, "attempts")
     if tries > 0xFFFFFFFF:
         raise ValueError(f"signalkit: {where}: attempts {tries} is above 2^32 - 1")
-    made: Signal[int] = _make(conn, where, _js_publish_call, source, name, prefix, size, seconds, tries,
-                              blocks=True)
-    return made
+    if capacity is None:
+        if overflow is not None or on_drop is not None or queue is not None:
+            raise TypeError(f"signalkit: {where}: overflow, on_drop and queue need a capacity")
+        made: Signal[int] = _make(conn, where, _js_publish_call, source, name, prefix, size, seconds, tries,
+                                  blocks=True)
+        return made
+    if overflow is None:
+        raise TypeError(f"signalkit: {where}: a capacity needs an overflow policy (\"drop_newest\", \"drop_oldest\", "
+                        "\"latest\", \"error\" or \"block\")")
+    room, policy = _bounded_policy(where, capacity, overflow, on_drop)
+    place = _queue_arg(queue, where) if queue is not None else None
+    bounded: Signal[int] = _make(conn, where, _js_publish_bounded_call, source, name, prefix, size, seconds, tries,
+                                 place, room, policy, on_drop, blocks=True, queue=place)
+    return bounded
 
 
 def _js_publish_call(out: Any, address: int, source: int, name: bytes, prefix: Optional[bytes], window: int,
                      seconds: float, tries: int) -> int:
     # sk_nats_js_publish takes the signal before the connection.
     status: int = _sk_nats_js_publish(out, source, address, None, name, prefix, window, seconds, tries)
+    return status
+
+
+def _js_publish_bounded_call(out: Any, address: int, source: int, name: bytes, prefix: Optional[bytes], window: int,
+                             seconds: float, tries: int, place: Optional[int], room: int, policy: int,
+                             on_drop: Optional[Callable[[Any, int], object]]) -> int:
+    # The drop callback's context is retained, and the block policy
+    # counted, in the call itself: the bridge releases both once, also when
+    # it refuses.
+    status: int = _sk_nats_js_publish_bounded(out, source, address, None, name, prefix, window, seconds, tries, place,
+                                              room, policy, *_drop_arguments(on_drop, policy))
     return status
 

@@ -209,6 +209,46 @@ def test_a_published_signal_reaches_a_subscriber(connection):
         assert received.wait(4) == [b"1", b"3", b"6", b"10"]
 
 
+def test_publish_with_an_encoder(connection):
+    received = Collector()
+    calls = []
+
+    def encode(number):
+        calls.append(number)
+        if number == 3:
+            raise ValueError("the encoder refused 3")
+        return f"#{number}"
+
+    with nats.subject(connection, "py.encoded") as signal, signal.subscribe(received.on_next, received.on_error):
+        connection.flush()
+        # Each value published as its encoding, passed on as it is.
+        with nats.publish(sk.Signal.from_iterable([1, 2]), connection, "py.encoded", encode=encode) as published:
+            assert published.to_list(timeout=WAIT_SECONDS) == [1, 2]
+        assert received.wait(2) == [b"#1", b"#2"]
+        # An exception in the encoder ends the stream with it at the third
+        # value: nothing published for it, the upstream disposed (4 and 5
+        # never encoded).
+        calls.clear()
+        with nats.publish(sk.Signal.from_iterable([1, 2, 3, 4, 5]), connection, "py.encoded",
+                          encode=encode) as published:
+            with pytest.raises(ValueError) as raised:
+                published.to_list(timeout=WAIT_SECONDS)
+            assert published.exception is raised.value
+        assert str(raised.value) == "the encoder refused 3"
+        assert calls == [1, 2, 3]
+        with nats.publish(sk.Signal.single("marker"), connection, "py.encoded") as sent:
+            sent.to_list(timeout=WAIT_SECONDS)
+        assert received.wait(5) == [b"#1", b"#2", b"#1", b"#2", b"marker"]
+        # A result that is neither str nor bytes: the bridge's words.
+        with nats.publish(sk.Signal.single(7), connection, "py.encoded", encode=lambda n: n * 2) as published:
+            with pytest.raises(SignalError) as wrong:
+                published.to_list(timeout=WAIT_SECONDS)
+    assert wrong.value.value == ("sk_nats_publish_encoded: the encoder gave a value of kind int64 for 'py.encoded': "
+                                 "give a string or bytes")
+    with pytest.raises(TypeError):
+        nats.publish(sk.Signal.single(1), connection, "x", encode="not callable")
+
+
 def test_request_and_reply(connection):
     # The service: each request on svc.upper answered with its payload in
     # capitals, published to its reply subject from the client's thread.
@@ -229,6 +269,126 @@ def test_request_and_reply(connection):
                                   "(nats: No responders available for request)")
 
 
+def _headers(message):
+    """The headers of a reply in the "message" shape, as a dict."""
+    return dict(message[3] or [])
+
+
+def test_a_service_answers_concurrent_requests(connection):
+    # Each request answered with its payload in capitals, from another
+    # thread (a concurrent queue), at most 4 at once.
+    running = []
+    most = []
+    lock = threading.Lock()
+
+    def upper(message):
+        with lock:
+            running.append(message)
+            most.append(len(running))
+
+        def done(payload):
+            with lock:
+                running.remove(message)
+            return payload.upper()
+
+        return sk.Signal.single(message[0]).deliver_on(workers).map(done)
+
+    count = 200
+    workers = sk.Queue.concurrent()
+    answered = Collector()
+    with nats.serve(connection, "py.svc.upper", upper, max_concurrent=4) as service, \
+            service.subscribe(answered.on_next, answered.on_error):
+        connection.flush()
+        replies = {}
+
+        def ask(first):
+            for i in range(first, count, 4):
+                with nats.request(connection, "py.svc.upper", f"request {i}", timeout=10.0) as asked:
+                    replies[i] = asked.to_list(timeout=WAIT_SECONDS)
+
+        askers = [threading.Thread(target=ask, args=(first,)) for first in range(4)]
+        for asker in askers:
+            asker.start()
+        for asker in askers:
+            asker.join()
+        assert replies == {i: [f"REQUEST {i}".encode()] for i in range(count)}
+        values = answered.wait(count)
+    assert answered.error is None
+    assert sorted(value[0] for value in values) == sorted(f"request {i}".encode() for i in range(count))
+    assert all(value[1] == "py.svc.upper" and value[2] is not None for value in values)
+    assert 1 <= max(most) <= 4
+
+
+def test_a_service_answers_failures_with_error_headers(connection):
+    def handler(message):
+        payload = message[0]
+        if payload == b"bad":
+            return sk.Signal.fail(ValueError("not a number: 'bad'"))
+        if payload == b"empty":
+            return None
+        if payload == b"boom":
+            raise KeyError("boom")
+        return sk.Signal.single(b"ok " + payload)
+
+    answered = Collector()
+    with nats.serve(connection, "py.svc.errors", handler, queue_group="workers", max_concurrent=1, capacity=8) as service:
+        with service.subscribe(answered.on_next, answered.on_error):
+            connection.flush()
+
+            def ask(payload):
+                with nats.request(connection, "py.svc.errors", payload, timeout=10.0, shape="message") as asked:
+                    return asked.to_list(timeout=WAIT_SECONDS)[0]
+
+            assert ask("1")[0] == b"ok 1"
+            bad = ask("bad")
+            assert bad[0] == b""
+            assert _headers(bad) == {"Nats-Service-Error": "not a number: 'bad'", "Nats-Service-Error-Code": "500"}
+            empty = ask("empty")
+            assert _headers(empty) == {
+                "Nats-Service-Error": "sk_nats_serve: the handler's signal completed without a value",
+                "Nats-Service-Error-Code": "500"}
+            assert ask("2")[0] == b"ok 2"  # the service goes on
+            assert [value[0] for value in answered.wait(4)] == [b"1", b"bad", b"empty", b"2"]
+            # An exception in the handler itself ends the service with it.
+            with nats.publish(sk.Signal.single("boom"), connection, "py.svc.errors") as sent:
+                sent.to_list(timeout=WAIT_SECONDS)
+            with answered.changed:
+                assert answered.changed.wait_for(lambda: answered.error is not None, WAIT_SECONDS)
+    assert isinstance(answered.error, KeyError) and answered.error.args == ("boom",)
+    assert service.exception is answered.error
+
+
+def test_a_disposed_service_leaves_nothing(server, clean):
+    with nats.connect(server.url) as conn:
+        service = nats.serve(conn, "py.svc.dispose", lambda message: sk.Signal.never(), max_concurrent=2,
+                             capacity=2, overflow="drop_newest", on_drop=lambda message, n: None)
+        subscription = service.subscribe()
+        conn.flush()
+        with nats.publish(sk.Signal.from_iterable(["a", "b"]), conn, "py.svc.dispose") as sent:
+            sent.to_list(timeout=WAIT_SECONDS)  # two handlers' signals running, never answering
+        subscription.dispose()
+        subscription.close()
+        service.close()
+        assert sk.wait_released(10), (sk.live_objects(), sk.pending_callbacks(), sk.boxed_objects())
+        # The server knows no subscriber any more.
+        with nats.request(conn, "py.svc.dispose", "c", timeout=5.0) as asked:
+            with pytest.raises(SignalError) as raised:
+                asked.to_list(timeout=WAIT_SECONDS)
+    assert raised.value.value.startswith("sk_nats_request: no responders for 'py.svc.dispose'")
+
+
+def test_serve_refuses_bad_arguments(connection):
+    with pytest.raises(SignalKitError) as refused:
+        nats.serve(connection, "x", lambda message: None, max_concurrent=0)
+    assert refused.value.message == "sk_nats_serve: max_concurrent must be at least 1"
+    with pytest.raises(ValueError):
+        nats.serve(connection, "x", lambda message: None, capacity=0)
+    with pytest.raises(TypeError):
+        nats.serve(connection, "x", lambda message: None, on_drop=3)
+    with pytest.raises(TypeError):
+        nats.serve(connection, "x", "not callable")
+
+
 def test_jetstream_publish_with_acknowledgements_then_consume_after_next(connection):
     count = 2_000
     _add_stream(connection, "PY", ["py.js.>"])
@@ -242,17 +402,21 @@ def test_jetstream_publish_with_acknowledgements_then_consume_after_next(connect
     with nats.js_consume(connection, "PY", "readers", "py.js.readings", capacity=100) as consuming:
         with consuming.subscribe(received.on_next, received.on_error):
             values = received.wait(count, 30)
-    assert received.error is None
-    assert values[:count] == [str(i).encode() for i in range(count)]
-    # Every one acknowledged after its on_next: none left pending.
-    with nats.request(connection, "$JS.API.CONSUMER.INFO.PY.readers", None, timeout=5.0) as info:
-        state = json.loads(info.to_list(timeout=10)[0])
-    assert state["num_pending"] == 0
-    deadline = time.monotonic() + WAIT_SECONDS
-    while state["num_ack_pending"] and time.monotonic() < deadline:  # the last +ACKs on their way
-        with nats.request(connection, "$JS.API.CONSUMER.INFO.PY.readers", None, timeout=5.0) as info:
-            state = json.loads(info.to_list(timeout=10)[0])
-    assert state["num_ack_pending"] == 0
+            assert received.error is None
+            assert values[:count] == [str(i).encode() for i in range(count)]
+            # Every one acknowledged after its on_next: none left pending.
+            # Looked at before the dispose: the last value's +ACK follows
+            # its on_next, which the wait above may have seen before it
+            # returned, and a dispose in between leaves it unacknowledged
+            # (docs/nats.md, "The acknowledgement").
+            with nats.request(connection, "$JS.API.CONSUMER.INFO.PY.readers", None, timeout=5.0) as info:
+                state = json.loads(info.to_list(timeout=10)[0])
+            assert state["num_pending"] == 0
+            deadline = time.monotonic() + WAIT_SECONDS
+            while state["num_ack_pending"] and time.monotonic() < deadline:  # the last +ACKs on their way
+                with nats.request(connection, "$JS.API.CONSUMER.INFO.PY.readers", None, timeout=5.0) as info:
+                    state = json.loads(info.to_list(timeout=10)[0])
+            assert state["num_ack_pending"] == 0
 
 
 def test_jetstream_explicit_acknowledgements(connection):
@@ -278,6 +442,66 @@ def test_jetstream_explicit_acknowledgements(connection):
                                     "SK_NATS_ACK_EXPLICIT, nor its item SK_NATS_ITEM_ACK")
     del first, second, third
     kept.values.clear()
+
+
+def _held_values(count, hold):
+    """The texts of 0 .. count - 1; `hold` set once 100 were taken (the
+    queue it holds then starts publishing)."""
+    for i in range(count):
+        if i == 100:
+            hold.set()
+        yield f"{i}"
+
+
+def test_jetstream_publish_bounded_drops_what_lags(connection):
+    count = 20_000
+    _add_stream(connection, "PYB", ["pyb.>"])
+    hold = threading.Event()
+    queue = sk.Queue.serial()
+    queue.run(hold.wait)  # nothing leaves the place until 100 values were put
+    dropped = []
+    counts = []
+
+    def on_drop(value, n):
+        dropped.append(int(value))
+        counts.append(n)
+
+    with nats.js_publish(sk.Signal.from_iterable(_held_values(count, hold)), connection, "pyb.lag", window=1,
+                         capacity=4, overflow="drop_newest", on_drop=on_drop, queue=queue) as publishing:
+        sequences = publishing.to_list(timeout=30)
+    assert len(dropped) >= 100 - 4
+    assert counts == list(range(1, len(dropped) + 1))
+    assert sequences == list(range(1, len(sequences) + 1))  # one at a time: in order
+    # What the stream stored: each value kept, in order, none dropped.
+    _add_consumer(connection, "PYB", "check", "pyb.lag")
+    received = Collector()
+    with nats.js_consume(connection, "PYB", "check", "pyb.lag", capacity=100) as consuming, \
+            consuming.subscribe(received.on_next, received.on_error):
+        kept = [int(value) for value in received.wait(len(sequences))]
+    assert len(kept) == len(sequences)
+    assert kept == sorted(kept)
+    assert not set(kept) & set(dropped)
+    assert sorted(kept + dropped) == list(range(count))
+
+    # "error": the library's overflow error.
+    hold = threading.Event()
+    queue.run(hold.wait)
+    with nats.js_publish(sk.Signal.from_iterable(_held_values(1000, hold)), connection, "pyb.error", window=1,
+                         capacity=4, overflow="error", queue=queue) as publishing:
+        with pytest.raises(SignalError) as raised:
+            publishing.to_list(timeout=30)
+    assert raised.value.value == ("sk_signal_deliver_on_bounded: overflow: a value arrived with 4 values pending "
+                                  "(capacity 4, policy error)")
+    # The values waiting were published, and the error came without their
+    # acknowledgements: the subscription's state goes once they come, which
+    # a connection closed first would never tell (docs/nats.md, Fragile).
+    queue.close()
+    assert sk.wait_released(10), (sk.live_objects(), sk.pending_callbacks(), sk.boxed_objects())
+    with pytest.raises(TypeError):
+        nats.js_publish(sk.Signal.single("x"), connection, "pyb.x", on_drop=print)
+    with pytest.raises(SignalKitError) as refused:
+        nats.js_publish(sk.Signal.single("x"), connection, "pyb.x", window=0, capacity=4, overflow="block")
+    assert refused.value.message == "sk_nats_js_publish_bounded: window 0 is not >= 1"
 
 
 def test_a_dispose_leaves_nothing_alive(server, clean):

@@ -6,14 +6,19 @@
 //!
 //! - [`Connection::subject`] and [`Connection::subject_bounded`]: a
 //!   subject as a signal (each start subscribes, a dispose unsubscribes);
-//! - [`Connection::publish`]: a signal whose values are published;
+//! - [`Connection::publish`] and [`Connection::publish_encoded`]: a signal
+//!   whose values (or what an encoder makes of them) are published;
 //! - [`Connection::request`]: a request as a signal of one reply;
+//! - [`Connection::serve`] and [`Connection::serve_with`]: a service, as a
+//!   signal of the requests it answered, each reply the first value of the
+//!   signal a handler makes;
 //! - [`Connection::js_consume`] and [`Connection::js_consume_explicit`]: a
 //!   JetStream pull consumer that fetches only what the observer has room
 //!   for, acknowledging each message after `next` or when the observer
 //!   says ([`JsMessage::ack`]);
 //! - [`Connection::js_publish`]: a signal published to JetStream, each
-//!   acknowledgement awaited.
+//!   acknowledgement awaited; [`Connection::js_publish_bounded`]: the same
+//!   with a bounded place and an overflow policy for the values that lag.
 //!
 //! What a message becomes is the signal's type: a [`Message`] (payload,
 //! subject, reply subject, headers) or its payload alone (`Vec<u8>`), the
@@ -410,6 +415,36 @@ impl Connection {
         self.adopt(status, out)
     }
 
+    /// [`publish`](Connection::publish) with an encoder
+    /// (`sk_nats_publish_encoded`): each value of `signal` is passed to
+    /// `encode`, whose result, a string or bytes (`String`, `Vec<u8>`), is
+    /// published; the value itself is passed on. A panic in `encode`, or a
+    /// value it cannot take or give, ends the stream with the error
+    /// `"panicked: MESSAGE"` (the conversion's message), as in `map`:
+    /// nothing is published for that value and `signal`'s subscription is
+    /// disposed (the panic is printed by the panic hook in place). A result
+    /// of another kind ends it with the bridge's error (`"... the encoder
+    /// gave a value of kind int64 for 'x': give a string or bytes"`).
+    /// `encode` runs on the thread that delivers each value.
+    pub fn publish_encoded<T, E, F>(&self, signal: &Signal<T>, subject: &str, flush_timeout: Duration, encode: F)
+                                    -> Result<Signal<T>, Error>
+    where
+        T: Value,
+        E: Value,
+        F: Fn(&T) -> E + Send + Sync + 'static,
+    {
+        let name = c_string("sk_nats_publish_encoded", "the subject", subject)?;
+        let ctx = Box::into_raw(Box::new(encode)) as *mut c_void;
+        let mut out = ptr::null_mut();
+        // Safety: a live signal (retained by the bridge), a copied subject;
+        // ctx is released by release_box, also when the call fails.
+        let status = unsafe {
+            sys::sk_nats_publish_encoded(&mut out, signal.as_raw(), self.as_raw(), name.as_ptr(), seconds(flush_timeout),
+                                         Some(encode_trampoline::<T, E, F>), ctx, Some(release_box::<F>))
+        };
+        self.adopt(status, out)
+    }
+
     /// A request as a signal (`sk_nats_request`): each start publishes
     /// `payload` to `subject` with a new inbox as its reply subject, then
     /// emits the first reply and completes, or fails after `timeout`
@@ -422,6 +457,82 @@ impl Connection {
         // Safety: valid arguments, copied by the bridge.
         let status = unsafe {
             sys::sk_nats_request(&mut out, self.as_raw(), name.as_ptr(), payload.as_ptr(), seconds(timeout), T::SHAPE)
+        };
+        self.adopt(status, out)
+    }
+
+    /// A service as a signal of the requests it answered
+    /// (`sk_nats_serve`): each start subscribes to `subject` (in
+    /// `queue_group`, when given: several services then share the
+    /// requests), and `handler` makes a signal for each request; the first
+    /// value of that signal, a string or bytes (`String`, `Vec<u8>`), is
+    /// published to the request's reply subject. At most `max_concurrent`
+    /// of those signals run at once; the requests beyond wait, at most
+    /// `capacity` of them, `overflow` deciding about the next
+    /// ([`Overflow::Block`]: the client's delivery thread waits; the drop
+    /// policies: dropped without a reply, see
+    /// [`serve_with`](Connection::serve_with); [`Overflow::Error`]: the
+    /// service fails).
+    ///
+    /// A handler's signal that fails, completes without a value or gives a
+    /// value of another kind is answered with the NATS service error
+    /// headers, `Nats-Service-Error` (its string error, or the bridge's
+    /// words) and `Nats-Service-Error-Code` `500`, and the service goes on.
+    /// A panic in `handler` itself (or a request it cannot read) ends the
+    /// service with the error `"panicked: MESSAGE"`, as a panic in
+    /// `merge_map`'s function does (the panic is printed by the panic hook
+    /// in place). The service's values are the requests, each emitted once
+    /// its reply was published; a request without a reply subject is
+    /// handled and emitted, and nothing is published for it. It never
+    /// completes; it fails with the bridge's error when the client refuses
+    /// the subscription or a reply. `handler` runs on the client's delivery
+    /// thread, or on the thread where an earlier request's signal ended.
+    pub fn serve<R, F>(&self, subject: &str, queue_group: Option<&str>, max_concurrent: usize, capacity: usize,
+                       overflow: Overflow, handler: F) -> Result<Signal<Message>, Error>
+    where
+        R: Value,
+        F: Fn(Message) -> Signal<R> + Send + Sync + 'static,
+    {
+        self.serving::<R, F, fn(&Message, u64)>(subject, queue_group, max_concurrent, capacity, overflow, handler, None)
+    }
+
+    /// [`serve`](Connection::serve) that calls `on_drop` with each request
+    /// that the policy dropped (never handled: its requester gets no reply
+    /// unless `on_drop` answers it) and the subscription's count of drops
+    /// so far, on the client's delivery thread; a panic in it is caught and
+    /// printed.
+    #[allow(clippy::too_many_arguments)]
+    pub fn serve_with<R, F, D>(&self, subject: &str, queue_group: Option<&str>, max_concurrent: usize,
+                               capacity: usize, overflow: Overflow, handler: F, on_drop: D)
+                               -> Result<Signal<Message>, Error>
+    where
+        R: Value,
+        F: Fn(Message) -> Signal<R> + Send + Sync + 'static,
+        D: Fn(&Message, u64) + Send + Sync + 'static,
+    {
+        self.serving::<R, F, D>(subject, queue_group, max_concurrent, capacity, overflow, handler, Some(on_drop))
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn serving<R, F, D>(&self, subject: &str, queue_group: Option<&str>, max_concurrent: usize, capacity: usize,
+                        overflow: Overflow, handler: F, on_drop: Option<D>) -> Result<Signal<Message>, Error>
+    where
+        R: Value,
+        F: Fn(Message) -> Signal<R> + Send + Sync + 'static,
+        D: Fn(&Message, u64) + Send + Sync + 'static,
+    {
+        let name = c_string("sk_nats_serve", "the subject", subject)?;
+        let group = optional_c_string("sk_nats_serve", "the queue group", queue_group)?;
+        let drops = on_drop.is_some();
+        let ctx = Box::into_raw(Box::new(Service { handler, on_drop })) as *mut c_void;
+        let mut out = ptr::null_mut();
+        // Safety: valid arguments; ctx is released by release_box, also
+        // when the call fails.
+        let status = unsafe {
+            sys::sk_nats_serve(&mut out, self.as_raw(), name.as_ptr(), c_ptr(&group), max_concurrent, capacity,
+                               overflow_raw(overflow), Some(serve_handler::<R, F, D>),
+                               if drops { Some(serve_drop::<F, D>) } else { None }, ctx,
+                               Some(release_box::<Service<F, D>>))
         };
         self.adopt(status, out)
     }
@@ -494,6 +605,43 @@ impl Connection {
         };
         self.adopt(status, out)
     }
+
+    /// [`js_publish`](Connection::js_publish) for a producer that must not
+    /// wait for the server (`sk_nats_js_publish_bounded`): the thread
+    /// delivering `signal`'s values puts each into a bounded place of at
+    /// most `capacity` and returns; `queue` (None: a serial queue of the
+    /// signal's own) publishes them and waits for room in the window.
+    /// `overflow` decides about a value that finds the place full: the drop
+    /// policies drop a value not yet published and call `on_drop` with it
+    /// (borrowed) and the count of drops so far, on the producing thread
+    /// (each value is either acknowledged or dropped, never both; a panic
+    /// in `on_drop` is caught and printed); [`Overflow::Error`] publishes
+    /// the values waiting, then fails with the library's overflow error;
+    /// [`Overflow::Block`] makes the producer wait.
+    #[allow(clippy::too_many_arguments)]
+    pub fn js_publish_bounded<T, D>(&self, signal: &Signal<T>, subject: &str, id_prefix: Option<&str>, window: usize,
+                                    ack_wait: Duration, attempts: u32, queue: Option<&Queue>, capacity: usize,
+                                    overflow: Overflow, on_drop: D) -> Result<Signal<i64>, Error>
+    where
+        T: Value,
+        D: Fn(ValueRef<'_>, u64) + Send + Sync + 'static,
+    {
+        let name = c_string("sk_nats_js_publish_bounded", "the subject", subject)?;
+        let prefix = optional_c_string("sk_nats_js_publish_bounded", "the ID prefix", id_prefix)?;
+        let ctx = Box::into_raw(Box::new(on_drop)) as *mut c_void;
+        let mut out = ptr::null_mut();
+        // Safety: a live signal (retained by the bridge), copied strings,
+        // NULL options; ctx is released by release_box, also when the call
+        // fails.
+        let status = unsafe {
+            sys::sk_nats_js_publish_bounded(&mut out, signal.as_raw(), self.as_raw(), ptr::null(), name.as_ptr(),
+                                            c_ptr(&prefix), window, seconds(ack_wait), attempts,
+                                            queue.map_or(ptr::null_mut(), Queue::as_raw), capacity,
+                                            overflow_raw(overflow), Some(drop_trampoline::<D>), ctx,
+                                            Some(release_box::<D>))
+        };
+        self.adopt(status, out)
+    }
 }
 
 fn overflow_raw(overflow: Overflow) -> sk::sk_overflow {
@@ -506,13 +654,90 @@ fn overflow_raw(overflow: Overflow) -> sk::sk_overflow {
     }
 }
 
-/// `on_drop` of subject_bounded: never unwinds into C.
+/// `on_drop` of subject_bounded and js_publish_bounded: never unwinds into C.
 unsafe extern "C" fn drop_trampoline<D: Fn(ValueRef<'_>, u64)>(ctx: *mut c_void, value: *const sk::sk_value, dropped: u64) {
     let f = &*(ctx as *const D);
     // Safety: the value is valid for the call.
     let value = ValueRef::from_ptr(value);
     if catch_unwind(AssertUnwindSafe(|| f(value, dropped))).is_err() {
-        eprintln!("rsignalkit-nats: the on_drop closure of subject_bounded panicked (ignored)");
+        eprintln!("rsignalkit-nats: an on_drop closure panicked (ignored)");
+    }
+}
+
+/// The context of [`Connection::serve`]: the handler and the drop callback,
+/// which `sk_nats_serve` gives one `ctx`.
+struct Service<F, D> {
+    handler: F,
+    on_drop: Option<D>,
+}
+
+/// The text of a caught panic, as rsignalkit words it: "panicked: MESSAGE".
+fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
+    let text = if let Some(text) = payload.downcast_ref::<&str>() {
+        (*text).to_owned()
+    } else if let Some(text) = payload.downcast_ref::<String>() {
+        text.clone()
+    } else {
+        "a panic with a payload that is not a string".to_owned()
+    };
+    format!("panicked: {}", text)
+}
+
+/// The handler of serve (`sk_signal_fn`): its signal (+1, handed to the
+/// bridge), or, after a panic or a request it cannot read, a failure of the
+/// call (`sk_callback_fail`), which ends the service. Never unwinds into C.
+unsafe extern "C" fn serve_handler<R: Value, F: Fn(Message) -> Signal<R>, D>(ctx: *mut c_void,
+                                                                             request: *const sk::sk_value)
+                                                                             -> *mut sk::sk_signal {
+    let service = &*(ctx as *const Service<F, D>);
+    // Safety: the value is valid for the call.
+    let request = ValueRef::from_ptr(request);
+    let made = catch_unwind(AssertUnwindSafe(|| Message::from_value(request).map(|m| (service.handler)(m))));
+    match made {
+        Ok(Ok(signal)) => return signal.into_raw(),
+        Ok(Err(error)) => fail_call(error.message()),
+        Err(payload) => fail_call(&panic_text(&*payload)),
+    }
+    ptr::null_mut()
+}
+
+/// Fails the operator callback running on this thread (`sk_callback_fail`)
+/// with the string `message`.
+fn fail_call(message: &str) {
+    if let Ok(error) = RawValue::string(message) {
+        // Safety: a valid value, borrowed for the call (the library copies it).
+        unsafe { sk::sk_callback_fail(error.as_ptr()) };
+    }
+}
+
+/// The encoder of publish_encoded (`sk_map_fn`): writes the encoding into
+/// `out`, or, after a panic or a value it cannot take or give, fails the
+/// call (`sk_callback_fail`), which ends the stream. Never unwinds into C.
+unsafe extern "C" fn encode_trampoline<T: Value, E: Value, F: Fn(&T) -> E>(ctx: *mut c_void, value: *const sk::sk_value,
+                                                                          out: *mut sk::sk_value) {
+    let encode = &*(ctx as *const F);
+    // Safety: the value is valid for the call.
+    let value = ValueRef::from_ptr(value);
+    let made = catch_unwind(AssertUnwindSafe(|| T::from_value(value).and_then(|v| encode(&v).to_value())));
+    match made {
+        Ok(Ok(encoded)) => ptr::write(out, encoded.into_raw()),
+        Ok(Err(error)) => fail_call(error.message()),
+        Err(payload) => fail_call(&panic_text(&*payload)),
+    }
+}
+
+/// `on_drop` of serve_with: never unwinds into C.
+unsafe extern "C" fn serve_drop<F, D: Fn(&Message, u64)>(ctx: *mut c_void, request: *const sk::sk_value, dropped: u64) {
+    let service = &*(ctx as *const Service<F, D>);
+    // Safety: the value is valid for the call.
+    let request = ValueRef::from_ptr(request);
+    if let Some(on_drop) = &service.on_drop {
+        let call = || Message::from_value(request).map(|m| on_drop(&m, dropped));
+        match catch_unwind(AssertUnwindSafe(call)) {
+            Ok(Ok(())) => {}
+            Ok(Err(error)) => eprintln!("rsignalkit-nats: a request dropped by serve_with could not be read: {}", error),
+            Err(_) => eprintln!("rsignalkit-nats: the on_drop closure of serve_with panicked (ignored)"),
+        }
     }
 }
 

@@ -6,7 +6,7 @@
 
 use std::os::raw::{c_char, c_int, c_uint};
 
-use rsignalkit::sys::{sk_drop_fn, sk_overflow, sk_queue, sk_release_fn, sk_signal, sk_value};
+use rsignalkit::sys::{sk_drop_fn, sk_map_fn, sk_overflow, sk_queue, sk_release_fn, sk_signal, sk_signal_fn, sk_value};
 
 /// libnats's connection (`natsConnection`), opaque.
 #[repr(C)]
@@ -93,9 +93,18 @@ extern "C" {
     /// `sk_nats_publish`.
     pub fn sk_nats_publish(out: *mut *mut sk_signal, signal: *mut sk_signal, connection: *mut natsConnection,
                            subject: *const c_char, flush_timeout: f64) -> c_int;
+    /// `sk_nats_publish_encoded`.
+    pub fn sk_nats_publish_encoded(out: *mut *mut sk_signal, signal: *mut sk_signal, connection: *mut natsConnection,
+                                   subject: *const c_char, flush_timeout: f64, encode: sk_map_fn,
+                                   ctx: *mut std::os::raw::c_void, release: sk_release_fn) -> c_int;
     /// `sk_nats_request`.
     pub fn sk_nats_request(out: *mut *mut sk_signal, connection: *mut natsConnection, subject: *const c_char,
                            payload: *const sk_value, timeout: f64, shape: sk_nats_shape) -> c_int;
+    /// `sk_nats_serve`.
+    pub fn sk_nats_serve(out: *mut *mut sk_signal, connection: *mut natsConnection, subject: *const c_char,
+                         queue_group: *const c_char, max_concurrent: usize, capacity: usize, overflow: sk_overflow,
+                         handler: sk_signal_fn, on_drop: sk_drop_fn, ctx: *mut std::os::raw::c_void,
+                         release: sk_release_fn) -> c_int;
     /// `sk_nats_js_consume`.
     pub fn sk_nats_js_consume(out: *mut *mut sk_signal, connection: *mut natsConnection, options: *const jsOptions,
                               stream: *const c_char, durable: *const c_char, subject: *const c_char,
@@ -107,4 +116,11 @@ extern "C" {
     pub fn sk_nats_js_publish(out: *mut *mut sk_signal, signal: *mut sk_signal, connection: *mut natsConnection,
                               options: *const jsOptions, subject: *const c_char, id_prefix: *const c_char,
                               window: usize, ack_wait: f64, attempts: c_uint) -> c_int;
+    /// `sk_nats_js_publish_bounded`.
+    pub fn sk_nats_js_publish_bounded(out: *mut *mut sk_signal, signal: *mut sk_signal,
+                                      connection: *mut natsConnection, options: *const jsOptions,
+                                      subject: *const c_char, id_prefix: *const c_char, window: usize, ack_wait: f64,
+                                      attempts: c_uint, queue: *mut sk_queue, capacity: usize, overflow: sk_overflow,
+                                      on_drop: sk_drop_fn, ctx: *mut std::os::raw::c_void, release: sk_release_fn)
+                                      -> c_int;
 }

@@ -4,11 +4,12 @@
 // explicit), errors in the client's words, nothing alive after a dispose.
 mod common;
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
 use common::{eventually, index_bytes, index_of, serial, Collected, Server};
-use rsignalkit::{AnyValue, Disposable, Observer, Signal};
+use rsignalkit::{AnyValue, Disposable, Observer, Overflow, Queue, Signal};
 use rsignalkit_nats::{AckKind, Connection, JsMessage, Message};
 
 const SECOND: Duration = Duration::from_secs(1);
@@ -257,4 +258,199 @@ fn nothing_alive_after_a_dispose() {
     // no error.
     assert!(received.len() <= seen + 16, "{} after {}", received.len(), seen);
     assert_eq!(ended.len(), 0);
+}
+
+/// The value of the header `key` of a reply, if it has one.
+fn header<'a>(message: &'a Message, key: &str) -> Option<&'a str> {
+    message.headers.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
+}
+
+#[test]
+fn a_service_answers_requests_and_failures() {
+    let _serial = serial();
+    let server = match Server::start("a_service_answers_requests_and_failures") {
+        Some(s) => s,
+        None => return,
+    };
+    let connection = Connection::connect(&server.url).unwrap();
+    let queue = Queue::concurrent_default().unwrap();
+    // The handlers' signals running at once, and the most seen.
+    let (running, most) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
+    let (now, top) = (Arc::clone(&running), Arc::clone(&most));
+    let service = connection
+        .serve("service.rust", Some("workers"), 2, 64, Overflow::Block, move |request: Message| {
+            match &request.payload[..] {
+                b"bad" => Signal::<String>::fail("not a number: 'bad'".to_owned()),
+                b"empty" => Signal::complete(),
+                b"boom" => panic!("boom"),
+                payload => {
+                    top.fetch_max(now.fetch_add(1, Ordering::SeqCst) + 1, Ordering::SeqCst);
+                    let (answer, done) = (format!("ok {}", String::from_utf8_lossy(payload)), Arc::clone(&now));
+                    Signal::single(answer).deliver_on(&queue).map(move |text| {
+                        done.fetch_sub(1, Ordering::SeqCst);
+                        text
+                    })
+                }
+            }
+        })
+        .unwrap();
+    let (answered, ended) = (Arc::new(Collected::new()), Arc::new(Collected::new()));
+    let (into, end) = (Arc::clone(&answered), Arc::clone(&ended));
+    let subscription = service
+        .start(Observer::new().next(move |m: Message| into.push(m.payload)).error(move |e| end.push(e)))
+        .unwrap();
+    connection.flush(FLUSH).unwrap();
+    assert_eq!(server.subscriptions("service.rust"), 1);
+
+    // Concurrent requests, each answered with its own reply.
+    let askers: Vec<_> = (0..4)
+        .map(|t| {
+            let asking = connection.clone();
+            std::thread::spawn(move || {
+                for i in 0..25 {
+                    let payload = format!("{}.{}", t, i);
+                    let reply = run(&asking.request::<Vec<u8>>("service.rust", payload.as_bytes(), FLUSH).unwrap()).unwrap();
+                    assert_eq!(reply, vec![format!("ok {}", payload).into_bytes()]);
+                }
+            })
+        })
+        .collect();
+    for asker in askers {
+        asker.join().unwrap();
+    }
+    assert_eq!(answered.wait(100).len(), 100);
+    let seen = most.load(Ordering::SeqCst);
+    assert!((1..=2).contains(&seen), "{} handlers' signals at once, at most 2 allowed", seen);
+
+    // A failing signal, an empty one: the service error headers.
+    let bad = run(&connection.request::<Message>("service.rust", b"bad", FLUSH).unwrap()).unwrap();
+    assert_eq!(bad[0].payload, b"");
+    assert_eq!(header(&bad[0], "Nats-Service-Error"), Some("not a number: 'bad'"));
+    assert_eq!(header(&bad[0], "Nats-Service-Error-Code"), Some("500"));
+    let empty = run(&connection.request::<Message>("service.rust", b"empty", FLUSH).unwrap()).unwrap();
+    assert_eq!(header(&empty[0], "Nats-Service-Error"),
+               Some("sk_nats_serve: the handler's signal completed without a value"));
+    // The service goes on.
+    let reply = run(&connection.request::<Vec<u8>>("service.rust", b"after", FLUSH).unwrap()).unwrap();
+    assert_eq!(reply, vec![b"ok after".to_vec()]);
+    assert_eq!(answered.wait(103).len(), 103);
+    assert_eq!(ended.len(), 0);
+
+    // A panic in the handler ends the service with it (the panic hook,
+    // which would print it, set aside meanwhile).
+    let hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| ()));
+    run(&connection.publish(&Signal::single("boom".to_owned()), "service.rust", FLUSH).unwrap()).unwrap();
+    let error = ended.wait(1)[0].clone();
+    std::panic::set_hook(hook);
+    assert_eq!(error_text(error), "panicked: boom");
+    drop(subscription);
+    drop(service);
+    eventually("the service's subscription gone from the server", || server.subscriptions("service.rust") == 0);
+}
+
+#[test]
+fn publish_with_an_encoder() {
+    let _serial = serial();
+    let server = match Server::start("publish_with_an_encoder") {
+        Some(s) => s,
+        None => return,
+    };
+    let connection = Connection::connect(&server.url).unwrap();
+    let received = Arc::new(Collected::new());
+    let into = Arc::clone(&received);
+    let _subscription =
+        connection.subject::<Vec<u8>>("encoded.x", None).unwrap().subscribe(move |payload| into.push(payload)).unwrap();
+    connection.flush(FLUSH).unwrap();
+    // int64s published as their decimal text, passed on as they are.
+    let numbers = Signal::concat(&[Signal::single(1i64), Signal::single(20), Signal::single(300)]);
+    let passed = run(&connection.publish_encoded(&numbers, "encoded.x", FLUSH, |n: &i64| n.to_string()).unwrap()).unwrap();
+    assert_eq!(passed, vec![1, 20, 300]);
+    assert_eq!(received.wait(3), vec![b"1".to_vec(), b"20".to_vec(), b"300".to_vec()]);
+    // A panic at the third value ends the stream: nothing published for
+    // it, the upstream disposed (the fourth never encoded).
+    let calls = Arc::new(AtomicUsize::new(0));
+    let counted = Arc::clone(&calls);
+    let four = Signal::concat(&[Signal::single(1i64), Signal::single(2), Signal::single(3), Signal::single(4)]);
+    let hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| ()));
+    let failed = run(&connection
+        .publish_encoded(&four, "encoded.x", FLUSH, move |n: &i64| {
+            counted.fetch_add(1, Ordering::SeqCst);
+            assert!(*n != 3, "the encoder refused {}", n);
+            format!("#{}", n).into_bytes()
+        })
+        .unwrap());
+    std::panic::set_hook(hook);
+    assert_eq!(error_text(failed.unwrap_err()), "panicked: the encoder refused 3");
+    assert_eq!(calls.load(Ordering::SeqCst), 3);
+    run(&connection.publish(&Signal::single("marker".to_owned()), "encoded.x", FLUSH).unwrap()).unwrap();
+    let got = received.wait(6);
+    assert_eq!(got[3..], [b"#1".to_vec(), b"#2".to_vec(), b"marker".to_vec()]);
+    // A result of another kind: the bridge's words.
+    let wrong = run(&connection.publish_encoded(&Signal::single(7i64), "encoded.x", FLUSH, |n: &i64| n * 2).unwrap());
+    assert_eq!(error_text(wrong.unwrap_err()),
+               "sk_nats_publish_encoded: the encoder gave a value of kind int64 for 'encoded.x': give a string or bytes");
+}
+
+#[test]
+fn jetstream_publish_bounded_drops_what_lags() {
+    let _serial = serial();
+    let server = match Server::start("jetstream_publish_bounded_drops_what_lags") {
+        Some(s) => s,
+        None => return,
+    };
+    let connection = Connection::connect(&server.url).unwrap();
+    js_api(&connection, "$JS.API.STREAM.CREATE.B", r#"{"name":"B","subjects":["bounded.>"],"storage":"file"}"#);
+    const COUNT: u64 = 20_000;
+    const HOLD: u64 = 100;
+    // The queue is held until the producer has put HOLD values: nothing
+    // leaves the place meanwhile, whatever the machine's speed.
+    let queue = Queue::serial("js_publish_bounded").unwrap();
+    let (go, held) = std::sync::mpsc::channel::<()>();
+    queue.run(move || held.recv().unwrap()).unwrap();
+    let pipe = rsignalkit::Pipe::<Vec<u8>>::new().unwrap();
+    let dropped = Arc::new(Collected::new());
+    let into = Arc::clone(&dropped);
+    let counts_right = Arc::new(AtomicUsize::new(0));
+    let right = Arc::clone(&counts_right);
+    let published = connection
+        .js_publish_bounded(&pipe.signal(), "bounded.x", None, 1, Duration::from_secs(5), 3, Some(&queue), 4,
+                            Overflow::DropNewest, move |value, count| {
+                                into.push(index_of(value.as_bytes().unwrap()));
+                                if count as usize == into.len() {
+                                    right.fetch_add(1, Ordering::SeqCst);
+                                }
+                            })
+        .unwrap();
+    let acknowledged = Arc::new(Collected::new());
+    let (acks, end) = (Arc::clone(&acknowledged), Arc::new(Collected::new()));
+    let ended = Arc::clone(&end);
+    let _subscription = published
+        .start(Observer::new().next(move |sequence: i64| acks.push(sequence)).completed(move || ended.push(())))
+        .unwrap();
+    for i in 0..COUNT {
+        pipe.put(index_bytes(i)).unwrap();
+        if i + 1 == HOLD {
+            go.send(()).unwrap();
+        }
+    }
+    pipe.complete().unwrap();
+    end.wait(1);
+    let sequences = acknowledged.wait(0);
+    let drops = dropped.wait(0);
+    assert!(drops.len() as u64 >= HOLD - 4, "{} dropped", drops.len());
+    assert_eq!(counts_right.load(Ordering::SeqCst), drops.len(), "on_drop's count is the drops so far");
+    assert_eq!(sequences, (1..=sequences.len() as i64).collect::<Vec<_>>());
+    assert_eq!(sequences.len() + drops.len(), COUNT as usize);
+    // What the stream stored: the values kept, in order, none dropped.
+    let kept = run(&connection.js_consume::<Vec<u8>>(Some("B"), "check", "bounded.x", None, 100).unwrap().take(sequences.len()))
+        .unwrap()
+        .iter()
+        .map(|payload| index_of(payload))
+        .collect::<Vec<_>>();
+    let mut all: Vec<u64> = kept.iter().chain(drops.iter()).copied().collect();
+    all.sort_unstable();
+    assert_eq!(all, (0..COUNT).collect::<Vec<_>>(), "each value acknowledged or dropped, never both");
+    assert!(kept.windows(2).all(|w| w[0] < w[1]), "stored in order");
 }
