@@ -74,7 +74,7 @@ extern "C" {
 /** @brief The major version of this header (the library's, as signalkit.h's). */
 #define SK_NATS_VERSION_MAJOR 0
 /** @brief The minor version of this header. */
-#define SK_NATS_VERSION_MINOR 2
+#define SK_NATS_VERSION_MINOR 4
 
 /**
  * @brief What a NATS message becomes as a value.
