@@ -31,6 +31,13 @@ class _Callback:
         self.failures = failures
 
 
+class _EncodeCallback(_Callback):
+    """An encoder (pysignalkit.nats.publish's `encode`): an sk_map_fn's
+    function that crosses as group_by's key does, its failure named
+    "encode"."""
+    __slots__ = ()
+
+
 class _SharedDropCallback(_Callback):
     """A function and an on_drop that share one context: the bounded
     merge_map's, whose C function (sk_signal_merge_map_bounded) gives its
@@ -281,7 +288,10 @@ def _key_callback(ctx: int, argument: Any) -> None:
         _sk_user = False
         # The library ends the result and every group delivered before
         # with exc (and releases the out value).
-        _fail_call(callback, exc, "group_by")
+        if isinstance(callback, _EncodeCallback):
+            _fail_call(callback, exc, "encode")
+        else:
+            _fail_call(callback, exc, "group_by")
 
 
 def _tell_drop(on_drop: Callable[[Any, int], object], value: Any, dropped: int) -> None:

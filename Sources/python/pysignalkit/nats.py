@@ -65,7 +65,7 @@ from typing import Any, Callable, Dict, List, Optional, Union
 
 from . import _core, _speedups
 from ._callbacks import (_c_key_callback, _c_shared_drop_callback, _c_signal_callback, _c_work_callback, _Callback,
-                         _SharedDropCallback)
+                         _EncodeCallback, _SharedDropCallback)
 from ._core import (C, SignalError, SignalKitError, Value, _callback_failed, _drop_fn, _Failures, _map_fn, _put_object,
                     _release_ctx, _release_fn, _retain_callbacks, _signal_fn, _ValueP)
 from ._handle import _call_with, _callable_arg, _count_arg, _seconds_arg
@@ -510,7 +510,7 @@ def publish(signal: Signal[Any], connection: Connection, subject: str, flush_tim
     _callable_arg(encode, where)
     failures = _Failures()
     made: Signal[Any] = _make(conn, where, _publish_encoded_call, source, name, seconds,
-                              _Callback(encode, failures.recorder()))
+                              _EncodeCallback(encode, failures.recorder()))
     made._failures = failures
     return made
 

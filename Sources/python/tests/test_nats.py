@@ -245,6 +245,16 @@ def test_publish_with_an_encoder(connection):
                 published.to_list(timeout=WAIT_SECONDS)
     assert wrong.value.value == ("sk_nats_publish_encoded: the encoder gave a value of kind int64 for 'py.encoded': "
                                  "give a string or bytes")
+    # With no on_error, the hook hears the encoder's exception as "encode".
+    heard = []
+    saved, sk.callback_error_hook = sk.callback_error_hook, lambda exc, where: heard.append((str(exc), where))
+    try:
+        with nats.publish(sk.Signal.from_iterable([3]), connection, "py.encoded", encode=encode) as published:
+            with published.subscribe(lambda value: None):
+                pass
+    finally:
+        sk.callback_error_hook = saved
+    assert heard == [("the encoder refused 3", "encode")]
     with pytest.raises(TypeError):
         nats.publish(sk.Signal.single(1), connection, "x", encode="not callable")
 
