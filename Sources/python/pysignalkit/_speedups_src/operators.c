@@ -183,50 +183,54 @@ static bool op_predicate(void *ctx, const sk_value *value)
     return answer;
 }
 
-/* sk_drop_fn: a bounded place dropped `value`: the package's function
- * receives (value as an object, the count of drops so far). */
-static void drop(int kind, void *ctx, const sk_value *value, uint64_t dropped)
+/* Calls operator_fns[kind](key, (value as an object, second)) in a
+ * delivery crossing; `second` (a new reference, NULL on its error) is
+ * released here. */
+static void call_with_pair(int kind, void *ctx, const sk_value *value, PyObject *(*make_second)(const void *),
+                           const void *argument)
 {
     crossing c;
     if (!cross_in(&c, 1))
         return;
     PyObject *item = value_object(value);
-    PyObject *count = item ? PyLong_FromUnsignedLongLong(dropped) : NULL;
-    PyObject *pair = count ? PyTuple_Pack(2, item, count) : NULL;
+    PyObject *second = item ? make_second(argument) : NULL;
+    PyObject *pair = second ? PyTuple_Pack(2, item, second) : NULL;
     Py_XDECREF(call_operator(kind, ctx, pair, pair == NULL));
     Py_XDECREF(pair);
-    Py_XDECREF(count);
+    Py_XDECREF(second);
     Py_XDECREF(item);
     cross_out(&c);
 }
 
-/* sk_drop_fn: a bounded operator's on_drop (its own context). */
+static PyObject *count_object(const void *count)
+{
+    return PyLong_FromUnsignedLongLong(*(const uint64_t *)count);
+}
+
+static PyObject *address_object(const void *address)
+{
+    return PyLong_FromVoidPtr((void *)address);
+}
+
+/* sk_drop_fn: a bounded operator's on_drop (its own context): the
+ * package's function receives (the value, the count of drops so far). */
 static void op_drop(void *ctx, const sk_value *value, uint64_t dropped)
 {
-    drop(OP_DROP, ctx, value, dropped);
+    call_with_pair(OP_DROP, ctx, value, count_object, &dropped);
 }
 
 /* sk_drop_fn: on_drop of a context shared with the operator's function. */
 static void op_shared_drop(void *ctx, const sk_value *value, uint64_t dropped)
 {
-    drop(OP_SHARED_DROP, ctx, value, dropped);
+    call_with_pair(OP_SHARED_DROP, ctx, value, count_object, &dropped);
 }
 
-/* sk_map_fn: group_by's key. The package's function receives (value, the
- * address of `out`) and writes the key into `out` itself. */
+/* sk_map_fn: group_by's key (and pysignalkit.nats's encoder). The
+ * package's function receives (value, the address of `out`) and writes the
+ * key into `out` itself. */
 static void op_key(void *ctx, const sk_value *value, sk_value *out)
 {
-    crossing c;
-    if (!cross_in(&c, 1))
-        return;
-    PyObject *item = value_object(value);
-    PyObject *address = item ? PyLong_FromVoidPtr(out) : NULL;
-    PyObject *pair = address ? PyTuple_Pack(2, item, address) : NULL;
-    Py_XDECREF(call_operator(OP_KEY, ctx, pair, pair == NULL));
-    Py_XDECREF(pair);
-    Py_XDECREF(address);
-    Py_XDECREF(item);
-    cross_out(&c);
+    call_with_pair(OP_KEY, ctx, value, address_object, out);
 }
 
 /* sk_deferred_fn: deferred's signal (+1), NULL for none. */
