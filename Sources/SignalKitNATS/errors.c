@@ -51,30 +51,32 @@ void sk_nats__words(char *buffer, size_t size, natsStatus status) {
     }
 }
 
-void sk_nats__put_error(sk_subscriber *subscriber, const char *format, ...) {
+/* An error value (a string) of `format` and `args`; "sk_nats: out of
+ * memory" when even that cannot be made. */
+__attribute__((format(printf, 1, 0))) static sk_value sk_nats__error_value(const char *format, va_list args) {
     char text[512];
-    va_list args;
-    va_start(args, format);
     vsnprintf(text, sizeof text, format, args);
-    va_end(args);
     sk_value error = { 0 };
     if (sk_value_set_string(&error, text) != SK_OK) {
         (void)sk_value_set_string(&error, "sk_nats: out of memory");
     }
+    return error;
+}
+
+void sk_nats__put_error(sk_subscriber *subscriber, const char *format, ...) {
+    va_list args;
+    va_start(args, format);
+    sk_value error = sk_nats__error_value(format, args);
+    va_end(args);
     (void)sk_subscriber_put_error(subscriber, &error);
     sk_value_release(&error);
 }
 
 void sk_nats__fail_call(const char *format, ...) {
-    char text[512];
     va_list args;
     va_start(args, format);
-    vsnprintf(text, sizeof text, format, args);
+    sk_value error = sk_nats__error_value(format, args);
     va_end(args);
-    sk_value error = { 0 };
-    if (sk_value_set_string(&error, text) != SK_OK) {
-        (void)sk_value_set_string(&error, "sk_nats: out of memory");
-    }
     (void)sk_callback_fail(&error);
     sk_value_release(&error);
 }
