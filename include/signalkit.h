@@ -3674,6 +3674,33 @@ bool sk_handle_checking(void);
 long sk_live_objects(void);
 
 /**
+ * @brief Waits until at most `at_most` library objects are alive
+ *        (sk_live_objects() <= `at_most`), or `timeout` seconds have passed.
+ *
+ * For leak checks and the end of a test or a program: a subscription whose
+ * last event came from a library thread (a queue's, a timer's) is released
+ * by that thread once its callback has returned, so the count may stay
+ * above its final value for a moment after the last handle was released.
+ * The wait is woken by the releases themselves (no polling); it returns at
+ * once when the count is already low enough.
+ *
+ * @param at_most  The count to wait for (0: everything released; the count
+ *                 before a piece of work began: that work's objects gone).
+ * @param timeout  Seconds to wait at most, >= 0; INFINITY (or more than
+ *                 10^9) waits with no deadline.
+ * @return SK_OK once sk_live_objects() <= `at_most`; SK_ERR_BUSY when
+ *         `timeout` passed first (sk_last_error_message() says how many are
+ *         alive); SK_ERR_INVALID_ARGUMENT for a `timeout` that is negative
+ *         or NaN.
+ * @par Thread safety
+ *   Any thread; it blocks the calling thread, calls nothing of the caller's
+ *   and holds no library lock while it waits (docs/concepts.md, "Where a
+ *   call can wait"). Called from a callback of the library, it cannot see
+ *   that callback's own subscription released (it ends at `timeout`).
+ */
+int sk_live_objects_wait(long at_most, double timeout);
+
+/**
  * @brief One live object, as sk_live_objects_report() describes it.
  *
  * Fields may be added at the end in a later minor version: read it through

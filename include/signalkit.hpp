@@ -2546,6 +2546,18 @@ inline signal combine_latest(const std::vector<signal> &signals, const queue &q 
 /* The library's count of live objects (sk_live_objects). */
 inline long live_objects() noexcept { return sk_live_objects(); }
 
+/* Waits until at most `at_most` library objects are alive, woken by the
+ * releases (sk_live_objects_wait): true, or false once `seconds` passed
+ * first; signalkit::error for a negative or NaN `seconds`. */
+inline bool live_objects_wait(long at_most, double seconds) {
+    int status = sk_live_objects_wait(at_most, seconds);
+    if (status == SK_ERR_BUSY) {
+        return false;
+    }
+    detail::check(status);
+    return true;
+}
+
 /* One live object as sk_live_objects_report() describes it, its strings
  * copied: made_by is empty for an object the library made itself, name
  * for a handle without one (set_name). */

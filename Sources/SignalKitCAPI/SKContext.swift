@@ -40,7 +40,7 @@ class SKContext: SKObject {
             return
         }
         guard let release = self.releaseFunction else {
-            liveObjectCount.wrappingSubtract(1, ordering: .relaxed)
+            liveObjectGone()
             return
         }
         SKReleaseList.release(release, self.ctx)
@@ -70,7 +70,7 @@ class SKContext: SKObject {
         }
         // Uncounted before the release function runs, so that whoever the
         // release wakes sees the object gone.
-        liveObjectCount.wrappingSubtract(1, ordering: .relaxed)
+        liveObjectGone()
         return true
     }
 }

@@ -56,7 +56,7 @@ class SKObject {
             HandleRegistry.unregister(UInt(bitPattern: Unmanaged.passUnretained(self).toOpaque()))
         }
         if self.counted {
-            liveObjectCount.wrappingSubtract(1, ordering: .relaxed)
+            liveObjectGone()
         }
     }
 

@@ -730,7 +730,7 @@ final class SKReleaseList {
     static func runRelease(_ release: sk_release_fn, _ pointer: UnsafeMutableRawPointer?) {
         // Uncounted before the release function runs, so that whoever the
         // release wakes sees the object gone.
-        liveObjectCount.wrappingSubtract(1, ordering: .relaxed)
+        liveObjectGone()
         release(pointer)
     }
 
@@ -867,7 +867,7 @@ final class SKPointer: SKObject {
     /// go to the thread's release list (`SKReleaseList.release`).
     deinit {
         guard let release = self.releaseFunction else {
-            liveObjectCount.wrappingSubtract(1, ordering: .relaxed)
+            liveObjectGone()
             return
         }
         SKReleaseList.release(release, self.pointer)

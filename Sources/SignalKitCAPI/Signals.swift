@@ -234,7 +234,7 @@ final class SKObserver: SKObserverFields {
         }
         // Uncounted before the release function runs (as SKContext), so that
         // whoever the release wakes sees the registration gone.
-        liveObjectCount.wrappingSubtract(1, ordering: .relaxed)
+        liveObjectGone()
         self.releaseFunction?(self.ctx)
     }
 }

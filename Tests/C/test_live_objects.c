@@ -4,7 +4,10 @@
  * SIGNALKIT_LIVE_OBJECTS_AT_EXIT's report at exit (in a child process). */
 #include "support.h"
 
+#include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -314,4 +317,110 @@ Test(live_objects, at_exit_report_when_the_variable_is_set, .timeout = SK_TEST_T
                      "  callback @ made by sk_signal_map\n"
                      "  signal @ made by sk_signal_map\n",
                      "stderr:\n%s", text);
+}
+
+/* sk_live_objects_wait: at once when the count is low enough; a wait woken
+ * by the releases; the timeout and a bad one refused in words. */
+Test(live_objects, wait_returns_at_once_when_the_count_is_low_enough, .timeout = SK_TEST_TIMEOUT) {
+    cr_assert_eq(sk_live_objects(), 0);
+    cr_assert_eq(sk_live_objects_wait(0, 0), SK_OK);
+    sk_pipe *pipe = NULL;
+    SK_OK_OR_FAIL(sk_pipe_create(&pipe, false));
+    cr_assert_eq(sk_live_objects_wait(1, 0), SK_OK);
+    /* One alive, none waited for: the timeout, with the count in words. */
+    cr_assert_eq(sk_live_objects_wait(0, 0.01), SK_ERR_BUSY);
+    cr_assert(strstr(sk_last_error_message(), "sk_live_objects_wait: 1 library objects are still alive after") != NULL,
+              "%s", sk_last_error_message());
+    cr_assert_eq(sk_live_objects_wait(0, -1), SK_ERR_INVALID_ARGUMENT);
+    cr_assert(strstr(sk_last_error_message(), "timeout -1") != NULL, "%s", sk_last_error_message());
+    cr_assert_eq(sk_live_objects_wait(0, NAN), SK_ERR_INVALID_ARGUMENT);
+    sk_pipe_release(pipe);
+    cr_assert_eq(sk_live_objects_wait(0, 0), SK_OK);
+}
+
+typedef struct live_wait {
+    pthread_mutex_t mutex;
+    pthread_cond_t changed;
+    int waiting;     /* the waiter is about to call sk_live_objects_wait */
+    int status;      /* its result, once it returned */
+    long at_return;  /* sk_live_objects() when it returned */
+    int returned;
+} live_wait;
+
+static void *live_waiter(void *arg) {
+    live_wait *w = arg;
+    pthread_mutex_lock(&w->mutex);
+    w->waiting = 1;
+    pthread_cond_broadcast(&w->changed);
+    pthread_mutex_unlock(&w->mutex);
+    int status = sk_live_objects_wait(0, SK_WAIT_SECONDS);
+    long alive = sk_live_objects();
+    pthread_mutex_lock(&w->mutex);
+    w->status = status;
+    w->at_return = alive;
+    w->returned = 1;
+    pthread_cond_broadcast(&w->changed);
+    pthread_mutex_unlock(&w->mutex);
+    return NULL;
+}
+
+Test(live_objects, wait_is_woken_by_the_last_release_on_another_thread, .timeout = SK_TEST_TIMEOUT) {
+    enum { OBJECTS = 1000 };
+    sk_pipe *pipes[OBJECTS];
+    for (int i = 0; i < OBJECTS; i++) {
+        SK_OK_OR_FAIL(sk_pipe_create(&pipes[i], false));
+    }
+    live_wait w = { .status = -100 };
+    pthread_mutex_init(&w.mutex, NULL);
+    pthread_cond_init(&w.changed, NULL);
+    pthread_t thread;
+    cr_assert_eq(pthread_create(&thread, NULL, live_waiter, &w), 0);
+    pthread_mutex_lock(&w.mutex);
+    while (!w.waiting) {
+        pthread_cond_wait(&w.changed, &w.mutex);
+    }
+    pthread_mutex_unlock(&w.mutex);
+    /* Released one at a time while it waits: it returns only after the
+     * last, with nothing alive (before: the count never reached 0). */
+    for (int i = 0; i < OBJECTS; i++) {
+        pthread_mutex_lock(&w.mutex);
+        int returned = w.returned;
+        pthread_mutex_unlock(&w.mutex);
+        cr_assert(!returned, "the wait returned with %d objects still alive", OBJECTS - i);
+        sk_pipe_release(pipes[i]);
+    }
+    pthread_join(thread, NULL);
+    cr_assert_eq(w.status, SK_OK, "%d: %s", w.status, sk_last_error_message());
+    cr_assert_eq(w.at_return, 0);
+    pthread_cond_destroy(&w.changed);
+    pthread_mutex_destroy(&w.mutex);
+}
+
+Test(live_objects, wait_sees_a_subscription_that_a_queue_thread_releases, .timeout = SK_TEST_TIMEOUT) {
+    /* A deliver_on subscription released undisposed while values are on
+     * the queue: its last references go on the queue's thread, after the
+     * handles are all released here. */
+    sk_queue *queue = NULL;
+    SK_OK_OR_FAIL(sk_queue_create(&queue, "wait"));
+    sk_pipe *pipe = NULL;
+    SK_OK_OR_FAIL(sk_pipe_create(&pipe, false));
+    sk_signal *signal = NULL, *delivered = NULL;
+    SK_OK_OR_FAIL(sk_pipe_signal(&signal, pipe));
+    SK_OK_OR_FAIL(sk_signal_deliver_on(&delivered, signal, queue));
+    recorder r;
+    recorder_init(&r);
+    sk_observer observer = recorder_observer(&r);
+    sk_disposable *d = NULL;
+    SK_OK_OR_FAIL(sk_signal_start(&d, delivered, &observer));
+    for (int i = 0; i < 100; i++) {
+        pipe_put_int(pipe, i);
+    }
+    sk_disposable_release(d);
+    sk_signal_release(delivered);
+    sk_signal_release(signal);
+    sk_pipe_release(pipe);
+    sk_queue_release(queue);
+    cr_assert_eq(sk_live_objects_wait(0, SK_WAIT_SECONDS), SK_OK, "%s", sk_last_error_message());
+    cr_assert_eq(sk_live_objects(), 0);
+    recorder_destroy(&r);
 }

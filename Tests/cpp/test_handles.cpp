@@ -407,3 +407,20 @@ SK_TEST(handles, live_objects_report_needs_handle_checking) {
         cr_assert_eq(e.code(), SK_ERR_UNSUPPORTED);
     }
 }
+
+SK_TEST(handles, live_objects_wait_is_true_once_released_and_false_at_its_timeout) {
+    long base = sk::live_objects();
+    {
+        auto p = sk::pipe::create();
+        cr_assert_not(sk::live_objects_wait(base, 0.01)); /* the pipe is alive: the timeout */
+        cr_assert(sk::live_objects_wait(base + 1, 0));
+    }
+    cr_assert(sk::live_objects_wait(base, 60));
+    bool refused = false;
+    try {
+        (void)sk::live_objects_wait(base, -1);
+    } catch (const sk::error &e) {
+        refused = e.code() == SK_ERR_INVALID_ARGUMENT;
+    }
+    cr_assert(refused, "a negative timeout is refused with signalkit::error");
+}

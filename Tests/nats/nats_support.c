@@ -519,11 +519,6 @@ int nats_server_subscriptions_starting(const nats_server *server, const char *pr
 }
 
 long nats_wait_live_objects(long expected) {
-    struct timespec pause = {0, 1000000};
-    long live = sk_live_objects();
-    for (int i = 0; i < 60000 && live != expected; i++) {
-        nanosleep(&pause, NULL);
-        live = sk_live_objects();
-    }
-    return live;
+    (void)sk_live_objects_wait(expected, 60.0);
+    return sk_live_objects();
 }

@@ -113,10 +113,11 @@ long waiter_get(waiter *w);
  * item) as a NUL-terminated copy in `buffer`. */
 void payload_text(const sk_value *value, char *buffer, size_t size);
 
-/* sk_live_objects() once it is `expected`, or what it is after 60 s. The
- * client lets go of a subscription's last reference on its own thread,
- * after the observer's release (the completion of its subscription): the
- * count follows by a moment, and no event says when. Polled. */
+/* sk_live_objects() once it is at most `expected`, or what it is after 60
+ * s. The client lets go of a subscription's last reference on its own
+ * thread, after the observer's release (the completion of its
+ * subscription): the count follows by a moment; sk_live_objects_wait() is
+ * woken by that release. */
 long nats_wait_live_objects(long expected);
 /* A 64-bit big-endian index in the first 8 bytes of the payload; -1 when
  * it is not 8 bytes long or more. */

@@ -770,17 +770,25 @@ def wait_released(timeout: float = 5.0) -> bool:
     if not timeout >= 0:  # negative, or NaN
         raise ValueError(f"signalkit: wait_released: timeout {timeout} is negative or NaN")
     deadline = time.monotonic() + timeout
-    # live_objects() is a counter of the C library, which tells no one when
-    # it changes: polled, at first often (a release in progress takes
+    # The C library's count is waited for in the library, woken by the
+    # releases themselves (sk_live_objects_wait; ctypes lets the GIL go for
+    # the call); the package's own counters (the ffi layer's, the callbacks
+    # in flight, the boxes, the block signals), which follow it by a
+    # moment, are polled, at first often (a release in progress takes
     # microseconds), then every 10 ms.
     pause = 0.0005
-    while live_objects() or ffi_live_objects() or pending_callbacks() or boxed_objects() or _speedups.block_places():
+    while True:
         remaining = deadline - time.monotonic()
+        if live_objects():
+            if remaining <= 0 or C.live_objects_wait(0, remaining) != 0:
+                return False
+            continue
+        if not (ffi_live_objects() or pending_callbacks() or boxed_objects() or _speedups.block_places()):
+            return True
         if remaining <= 0:
             return False
         time.sleep(min(pause, remaining))
         pause = min(pause * 2, 0.01)
-    return True
 
 
 # --------------------------------------------------------------------------

@@ -164,6 +164,7 @@ CORE: Dict[str, Tuple[str, ...]] = {
     "sk_set_handle_checking": ("int", "bool"),
     "sk_handle_checking": ("bool",),
     "sk_live_objects": ("long",),
+    "sk_live_objects_wait": ("int", "long", "double"),
     "sk_live_objects_report": ("int", "sk_live_object_fn", "void *", "sk_release_fn"),
     "sk_live_objects_print": ("int", "void *"),
     "sk_handle_set_name": ("int", "void *", "char *"),

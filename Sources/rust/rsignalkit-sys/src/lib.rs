@@ -666,6 +666,8 @@ extern "C" {
     pub fn sk_handle_checking() -> bool;
     /// The number of library objects currently alive (handles, heap values, and the C callbacks the library holds).
     pub fn sk_live_objects() -> c_long;
+    /// Waits until at most `at_most` library objects are alive (sk_live_objects() \<= `at_most`), or `timeout` seconds have passed.
+    pub fn sk_live_objects_wait(at_most: c_long, timeout: f64) -> c_int;
     /// Calls `fn` once per live object (oldest first): what sk_live_objects() counts, with the kind, the function that made it and its name.
     pub fn sk_live_objects_report(fn_: sk_live_object_fn, ctx: *mut c_void, release: sk_release_fn) -> c_int;
     /// Writes sk_live_objects_report()'s list to `file`, one line per object: its kind, address, the function that made it and its name.
