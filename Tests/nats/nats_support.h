@@ -113,7 +113,8 @@ long waiter_get(waiter *w);
  * item) as a NUL-terminated copy in `buffer`. */
 void payload_text(const sk_value *value, char *buffer, size_t size);
 
-/* sk_live_objects() once it is at most `expected`, or what it is after 60
+/* sk_live_objects() once it is at most `expected` (callers compare it with
+ * `expected`: below it, something else was released), or what it is after 60
  * s. The client lets go of a subscription's last reference on its own
  * thread, after the observer's release (the completion of its
  * subscription): the count follows by a moment; sk_live_objects_wait() is
