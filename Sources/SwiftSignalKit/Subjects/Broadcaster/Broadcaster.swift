@@ -7,6 +7,10 @@ import Darwin
 #endif
 import Synchronization
 
+/// The most values a new subscriber's catch-up delivers on the subscribing
+/// thread (see `_Broadcaster.catchUp`).
+@usableFromInline let _broadcasterCatchUpBudget = 1024
+
 /// The engine shared by `Promise`, `ValuePromise` and `ValuePipe`: a bag of
 /// subscriptions, an optional cached value replayed to new subscribers and
 /// some owner-defined `State`, all under one lock; subscribers are always
@@ -57,10 +61,6 @@ import Synchronization
 ///   copy-on-write; O(n) while a subscription's replay is in progress) and
 ///   O(n) to deliver,
 ///   n counting the subscriptions and at most as many holes.
-/// The most values a new subscriber's catch-up delivers on the subscribing
-/// thread (see `_Broadcaster.catchUp`).
-@usableFromInline let _broadcasterCatchUpBudget = 1024
-
 @usableFromInline
 final class _Broadcaster<T, State>: @unchecked Sendable {
     @usableFromInline typealias Entry = _BroadcasterEntry<T, State>
