@@ -221,6 +221,7 @@ typedef struct catch_up {
     int on_subscriber_thread;
     int returned;          /* the start returned */
     int count_at_return;   /* deliveries when it did */
+    int on_subscriber_at_return; /* of which on the starting thread */
     int elsewhere_before_return; /* deliveries on another thread before it returned */
 } catch_up;
 
@@ -259,33 +260,71 @@ static void catch_up_next(void *ctx, const sk_value *value) {
     }
 }
 
-Test(subjects, replay_catch_up_is_bounded_on_the_subscribing_thread_then_handed_off, .timeout = SK_TEST_TIMEOUT) {
+/* The start, on the thread that runs it (the test's, or a worker of the
+ * default concurrent queue: the hand-off must not run inline there). */
+typedef struct catch_up_start {
+    catch_up *c;
+    sk_signal *signal;
+    sk_disposable *d;
+    int status;
+    int done; /* guarded by c->mutex */
+} catch_up_start;
+
+static void catch_up_start_here(void *ctx) {
+    catch_up_start *start = ctx;
+    catch_up *c = start->c;
+    pthread_mutex_lock(&c->mutex);
+    c->subscriber = pthread_self();
+    pthread_mutex_unlock(&c->mutex);
+    sk_observer observer = { catch_up_next, NULL, NULL, c, NULL };
+    int status = sk_signal_start(&start->d, start->signal, &observer);
+    pthread_mutex_lock(&c->mutex);
+    c->returned = 1;
+    c->count_at_return = c->count;
+    c->on_subscriber_at_return = c->on_subscriber_thread;
+    start->status = status;
+    start->done = 1;
+    pthread_cond_broadcast(&c->changed);
+    pthread_mutex_unlock(&c->mutex);
+}
+
+static void catch_up_case(bool on_the_default_queue) {
     catch_up *c = calloc(1, sizeof *c);
     cr_assert_not_null(c);
     pthread_mutex_init(&c->mutex, NULL);
     pthread_cond_init(&c->changed, NULL);
-    c->subscriber = pthread_self();
     SK_OK_OR_FAIL(sk_pipe_create(&c->pipe, true));
     pipe_put_int(c->pipe, 0); /* the value replayed */
-    sk_signal *signal = NULL;
-    SK_OK_OR_FAIL(sk_pipe_signal(&signal, c->pipe));
-    sk_observer observer = { catch_up_next, NULL, NULL, c, NULL };
-    sk_disposable *d = NULL;
-    SK_OK_OR_FAIL(sk_signal_start(&d, signal, &observer));
+    catch_up_start start = { .c = c };
+    SK_OK_OR_FAIL(sk_pipe_signal(&start.signal, c->pipe));
+    struct timespec deadline;
+    clock_gettime(CLOCK_REALTIME, &deadline);
+    deadline.tv_sec += (time_t)SK_WAIT_SECONDS;
+    if (on_the_default_queue) {
+        sk_queue *queue = NULL;
+        SK_OK_OR_FAIL(sk_queue_concurrent_default(&queue));
+        SK_OK_OR_FAIL(sk_queue_async(queue, catch_up_start_here, &start, NULL));
+        sk_queue_release(queue);
+        pthread_mutex_lock(&c->mutex);
+        while (!start.done && pthread_cond_timedwait(&c->changed, &c->mutex, &deadline) == 0) {
+        }
+        pthread_mutex_unlock(&c->mutex);
+    } else {
+        catch_up_start_here(&start);
+    }
     pthread_mutex_lock(&c->mutex);
-    c->returned = 1;
-    c->count_at_return = c->count;
-    int on_subscriber = c->on_subscriber_thread;
+    cr_assert(start.done, "the start never returned");
+    /* Counted when the start returned: a worker that ran the start may run
+     * the hand-off's job next. */
+    int on_subscriber = c->on_subscriber_at_return;
     pthread_mutex_unlock(&c->mutex);
-    /* The replayed value and at most the budget, on this thread. */
+    cr_assert_eq(start.status, SK_OK, "%s", sk_last_error_message());
+    /* The replayed value and at most the budget, on the starting thread. */
     cr_assert_leq(on_subscriber, 1 + CATCH_UP_BUDGET, "%d values delivered on the subscribing thread", on_subscriber);
     cr_assert_geq(on_subscriber, 1);
     for (int64_t i = 1; i <= CATCH_UP_LATER; i++) {
         pipe_put_int(c->pipe, CATCH_UP_PUT + i);
     }
-    struct timespec deadline;
-    clock_gettime(CLOCK_REALTIME, &deadline);
-    deadline.tv_sec += (time_t)SK_WAIT_SECONDS;
     pthread_mutex_lock(&c->mutex);
     while (c->count < 1 + CATCH_UP_PUT + CATCH_UP_LATER) {
         if (pthread_cond_timedwait(&c->changed, &c->mutex, &deadline) != 0) {
@@ -301,14 +340,24 @@ Test(subjects, replay_catch_up_is_bounded_on_the_subscribing_thread_then_handed_
     }
     cr_log_info("the start returned after %d values (%d on the subscribing thread), %d delivered elsewhere before it did",
                 c->count_at_return, on_subscriber, c->elsewhere_before_return);
-    sk_disposable_dispose(d);
-    sk_disposable_release(d);
-    sk_signal_release(signal);
+    sk_disposable_dispose(start.d);
+    sk_disposable_release(start.d);
+    sk_signal_release(start.signal);
     sk_pipe_release(c->pipe);
+    /* The queue's job is released on its worker a moment after it ran. */
+    cr_assert_eq(sk_live_objects_wait(0, SK_WAIT_SECONDS), SK_OK, "%s", sk_last_error_message());
     pthread_cond_destroy(&c->changed);
     pthread_mutex_destroy(&c->mutex);
     free(c);
     expect_no_live_objects(0);
+}
+
+Test(subjects, replay_catch_up_is_bounded_on_the_subscribing_thread_then_handed_off, .timeout = SK_TEST_TIMEOUT) {
+    catch_up_case(false);
+}
+
+Test(subjects, replay_catch_up_on_a_default_queue_worker_is_handed_off_too, .timeout = SK_TEST_TIMEOUT) {
+    catch_up_case(true);
 }
 
 Test(subjects, pipe_signal_outlives_the_pipe, .timeout = SK_TEST_TIMEOUT) {

@@ -431,9 +431,11 @@ final class _Broadcaster<T, State>: @unchecked Sendable {
     /// the backlog is delivered until none is left, in order, each value
     /// once, then the subscription goes live (docs/concepts.md, "Where a
     /// call can wait"). The job holds the broadcaster and the entry.
+    /// `justDispatch`, not `async`: a subscribing thread that is itself a
+    /// worker of that queue would otherwise run the job inline.
     @inlinable @inline(never)
     func catchUpElsewhere(_ entry: Entry) {
-        Queue.concurrentDefaultQueue().async {
+        Queue.concurrentDefaultQueue().justDispatch {
             self.mutex.lock()
             let role = self.registerDelivery(Self.currentThread())
             self.mutex.unlock()
