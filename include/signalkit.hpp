@@ -70,9 +70,13 @@
  *   that fails; group_by's groups delivered before end with it too),
  *   whose value is the string "signalkit::NAME: the callable threw: WHAT"
  *   (NAME the operator, WHAT the exception's what()), or "signalkit::NAME:
- *   the callable threw something that is not a std::exception". A callable
- *   of any other callback (start's, before_next and the other side effects,
- *   a generator, queue work, a timer) that throws calls std::terminate:
+ *   the callable threw something that is not a std::exception". A side
+ *   effect (before_next, after_next, before_started, before_completed,
+ *   after_completed, after_disposed) or an on_drop that throws, or whose
+ *   parameter cannot take the value, goes to the failure hook
+ *   (set_failure_hook()) and the stream goes on, as in Python and Rust. A
+ *   callable of any other callback (start's, a generator, queue work, a
+ *   timer) that throws calls std::terminate:
  *   report failures through the stream there (`catch_error`, values of
  *   errors). (queue::sync is the exception: it runs to completion before
  *   returning, so it carries the callable's result or exception back to
@@ -124,7 +128,9 @@
  *     value: ..." (sk_callback_fail, as for a throw above); so does a
  *     result a value cannot hold ("signalkit::map: the callable's result
  *     cannot be a value: ...");
- *   - every other callback (start's, before_next, after_next), which has
+ *   - a side effect's or an on_drop's goes to the failure hook, as a throw
+ *     there does;
+ *   - every other callback (start's), which has
  *     no error path, stops the process: it writes out what stdio and the
  *     standard iostreams still buffer, prints that message (naming the
  *     callback, "signalkit::start (on_next): ...") on stderr, and calls
@@ -170,6 +176,7 @@
 
 #include <signalkit.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -243,6 +250,51 @@ inline void check(int status) {
     }
 }
 } // namespace detail
+
+/* The failure hook: what a side effect (before_next, after_next,
+ * before_started, before_completed, after_completed, after_disposed) or a
+ * bounded operator's on_drop that throws, or that cannot take its argument,
+ * comes to: hook(where, what), `where` the callback's name ("before_next",
+ * "on_drop"), `what` the exception's what() (or "something that is not a
+ * std::exception"); the stream goes on, as in Python and Rust
+ * (docs/misuse.md, "A callback that fails"). Called on the thread that
+ * called the callback, never under a library lock; it must not throw. The
+ * default (nullptr) prints "signalkit: WHERE threw: WHAT (the stream goes
+ * on)" on stderr. */
+using failure_hook_fn = void (*)(const char *where, const char *what);
+
+namespace detail {
+inline std::atomic<failure_hook_fn> &failure_hook_slot() noexcept {
+    static std::atomic<failure_hook_fn> slot{nullptr};
+    return slot;
+}
+/* Called from inside a catch block: the exception in flight to the hook. */
+SIGNALKIT_COLD inline void report_failure(const char *where) noexcept {
+    failure_hook_fn hook = failure_hook_slot().load(std::memory_order_acquire);
+    try {
+        throw;
+    } catch (const std::exception &e) {
+        if (hook != nullptr) {
+            hook(where, e.what());
+        } else {
+            std::fprintf(stderr, "signalkit: %s threw: %s (the stream goes on)\n", where, e.what());
+        }
+    } catch (...) {
+        const char *what = "something that is not a std::exception";
+        if (hook != nullptr) {
+            hook(where, what);
+        } else {
+            std::fprintf(stderr, "signalkit: %s threw: %s (the stream goes on)\n", where, what);
+        }
+    }
+}
+} // namespace detail
+
+/* Sets the failure hook (nullptr: the default); returns the one before.
+ * Thread-safe. */
+inline failure_hook_fn set_failure_hook(failure_hook_fn hook) noexcept {
+    return detail::failure_hook_slot().exchange(hook, std::memory_order_acq_rel);
+}
 
 /* ------------------------------------------------------------------------ */
 /* Handles                                                                   */
@@ -1867,27 +1919,27 @@ public:
     /* Calls `f()` at each start, before `signal` is started; otherwise passes every event through
      * untouched (sk_signal_before_started). */
     template <class F> signal before_started(F &&f) const {
-        return with_fn(&sk_signal_before_started, &work_call<detail::box<std::decay_t<F>>>,
+        return with_fn(&sk_signal_before_started, &work_call<detail::box<std::decay_t<F>>, before_started_name>,
                        std::forward<F>(f));
     }
     /* Calls `f()` when `signal` completes, just before the completion is delivered; otherwise
      * passes every event through untouched (sk_signal_before_completed). */
     template <class F> signal before_completed(F &&f) const {
-        return with_fn(&sk_signal_before_completed, &work_call<detail::box<std::decay_t<F>>>,
+        return with_fn(&sk_signal_before_completed, &work_call<detail::box<std::decay_t<F>>, before_completed_name>,
                        std::forward<F>(f));
     }
     /* Calls `f()` when `signal` completes, right after the completion was delivered (after the
      * downstream callback returned); otherwise passes every event through untouched
      * (sk_signal_after_completed). */
     template <class F> signal after_completed(F &&f) const {
-        return with_fn(&sk_signal_after_completed, &work_call<detail::box<std::decay_t<F>>>,
+        return with_fn(&sk_signal_after_completed, &work_call<detail::box<std::decay_t<F>>, after_completed_name>,
                        std::forward<F>(f));
     }
     /* Calls `f()` exactly once per subscription, when it ends, right after the subscription to
      * `signal` was disposed; otherwise passes every event through untouched
      * (sk_signal_after_disposed). */
     template <class F> signal after_disposed(F &&f) const {
-        return with_fn(&sk_signal_after_disposed, &work_call<detail::box<std::decay_t<F>>>,
+        return with_fn(&sk_signal_after_disposed, &work_call<detail::box<std::decay_t<F>>, after_disposed_name>,
                        std::forward<F>(f));
     }
     /* Every event delivered on `q` (sk_signal_deliver_on). */
@@ -1965,6 +2017,10 @@ private:
     static constexpr char reduce_left_name[] = "reduce_left";
     static constexpr char scan_name[] = "scan";
     static constexpr char after_next_name[] = "after_next";
+    static constexpr char before_started_name[] = "before_started";
+    static constexpr char before_completed_name[] = "before_completed";
+    static constexpr char after_completed_name[] = "after_completed";
+    static constexpr char after_disposed_name[] = "after_disposed";
     // END operator names (generated)
     /* A value the callable's parameter cannot take fails the returned
      * signal, with the message naming both kinds; the callable is not
@@ -1991,10 +2047,24 @@ private:
         detail::failing_on_throw(Name, [&] { r = signal(detail::invoke_args(B::of(ctx), std::move(*argument))).detach(); });
         return r;
     }
+    /* A side effect's value (before_next, after_next): a throw, or a value
+     * its parameter cannot take, goes to the failure hook. */
     template <class B, class F, const char *Name> static void value_call(void *ctx, const sk_value *v) noexcept {
-        detail::invoke_args(B::of(ctx), detail::from_c<detail::arg_t<F, 0>>::get(v, Name));
+        try {
+            detail::invoke_args(B::of(ctx), detail::from_c<detail::arg_t<F, 0>>::read(v));
+        } catch (...) {
+            detail::report_failure(Name);
+        }
     }
-    template <class B> static void work_call(void *ctx) noexcept { B::of(ctx)(); }
+    /* A side effect without a value (before_started, ...): a throw goes to
+     * the failure hook. */
+    template <class B, const char *Name> static void work_call(void *ctx) noexcept {
+        try {
+            B::of(ctx)();
+        } catch (...) {
+            detail::report_failure(Name);
+        }
+    }
     /* group_by's key (the map shape's callback): an operator callback, so a
      * throw, an argument its parameter cannot take or a result a value
      * cannot hold fails the call as map's does (detail::map_body). */
@@ -2027,8 +2097,12 @@ private:
         return adopt(s);
     }
     template <class B, class F> static void on_drop_trampoline(void *ctx, const sk_value *v, std::uint64_t dropped) noexcept {
-        auto &g = B::of(ctx);
-        detail::invoke_args(g, detail::from_c<detail::arg_t<F, 0>>::get(v, "on_drop"), dropped);
+        try {
+            auto &g = B::of(ctx);
+            detail::invoke_args(g, detail::from_c<detail::arg_t<F, 0>>::read(v), dropped);
+        } catch (...) {
+            detail::report_failure("on_drop");
+        }
     }
     template <class Fn, class Tr, class F> signal with_fn(Fn fn, Tr trampoline, F &&f) const {
         using B = detail::box<std::decay_t<F>>;

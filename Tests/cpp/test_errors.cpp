@@ -455,3 +455,39 @@ SK_TEST(errors, catch_error_turns_failures_into_values) {
                     log);
     cr_assert(log->ints() == sk_test::v({3}));
 }
+
+/* A side effect or an on_drop that throws, or whose parameter cannot take
+ * the value, goes to the failure hook, naming it; the stream goes on (as in
+ * Python and Rust: docs/misuse.md's table). */
+static std::vector<std::string> *heard_by_hook = nullptr;
+static void hear(const char *where, const char *what) { heard_by_hook->push_back(std::string(where) + ": " + what); }
+
+SK_TEST(errors, a_throwing_side_effect_goes_to_the_failure_hook_and_the_stream_goes_on) {
+    std::vector<std::string> heard;
+    heard_by_hook = &heard;
+    sk::failure_hook_fn before = sk::set_failure_hook(&hear);
+    auto log = std::make_shared<events>();
+    {
+        auto d = record(ints({1, 2, 3})
+                            .before_next([](std::int64_t n) {
+                                if (n == 2) {
+                                    throw std::runtime_error("before_next refused 2");
+                                }
+                            })
+                            .before_completed([] { throw 7; })
+                            .after_next([](const std::string &) {}),
+                        log);
+    }
+    sk::set_failure_hook(before);
+    cr_assert(log->ints() == v({1, 2, 3}));
+    cr_assert_eq(log->completions, 1);
+    cr_assert(log->errors.empty());
+    /* In order: after_next cannot take 1 as a string (three times, one a
+     * value), before_next's throw at 2, before_completed's. */
+    cr_assert_eq(heard.size(), 5u, "%zu heard", heard.size());
+    cr_assert(heard[0].rfind("after_next: ", 0) == 0, "%s", heard[0].c_str());
+    cr_assert_eq(heard[1], "before_next: before_next refused 2");
+    cr_assert(heard[2].rfind("after_next: ", 0) == 0, "%s", heard[2].c_str());
+    cr_assert(heard[3].rfind("after_next: ", 0) == 0, "%s", heard[3].c_str());
+    cr_assert_eq(heard[4], "before_completed: something that is not a std::exception");
+}

@@ -252,7 +252,7 @@ def cpp_member(function, shape, name):
                 f"                       std::forward<F>(f));\n    }}")
     elif shape == "work":
         body = (f"template <class F> signal {name}(F &&f) const {{\n"
-                f"        return with_fn(&{c}, &work_call<{box}>,\n"
+                f"        return with_fn(&{c}, &work_call<{box}, {name}_name>,\n"
                 f"                       std::forward<F>(f));\n    }}")
     elif shape == "reduce":
         body = (f"template <class F> signal {name}(const value &initial, F &&f) const {{\n"
@@ -280,7 +280,7 @@ def replace_region(text, begin, end, body, path):
 def cpp_header(text, members):
     """signalkit.hpp with its generated members and their names."""
     body = "".join(cpp_member(function, shape, name) for function, shape, name, _ in members)
-    named = [name for function, shape, name, _ in members if shape in ("predicate", "tap", "map", "reduce")]
+    named = [name for function, shape, name, _ in members if shape in ("predicate", "tap", "map", "reduce", "work")]
     names_body = "".join(f'    static constexpr char {name}_name[] = "{name}";\n' for name in named)
     text = replace_region(text, CPP_BEGIN, CPP_END, body, CPP_HEADER)
     return replace_region(text, NAMES_BEGIN, NAMES_END, names_body, CPP_HEADER)
