@@ -466,9 +466,9 @@ SK_TEST(errors, a_throwing_side_effect_goes_to_the_failure_hook_and_the_stream_g
     std::vector<std::string> heard;
     heard_by_hook = &heard;
     sk::failure_hook_fn before = sk::set_failure_hook(&hear);
-    auto log = std::make_shared<events>();
+    auto log = std::make_shared<sk_test::events>();
     {
-        auto d = record(ints({1, 2, 3})
+        auto d = sk_test::record(sk_test::ints({1, 2, 3})
                             .before_next([](std::int64_t n) {
                                 if (n == 2) {
                                     throw std::runtime_error("before_next refused 2");
@@ -479,7 +479,7 @@ SK_TEST(errors, a_throwing_side_effect_goes_to_the_failure_hook_and_the_stream_g
                         log);
     }
     sk::set_failure_hook(before);
-    cr_assert(log->ints() == v({1, 2, 3}));
+    cr_assert(log->ints() == sk_test::v({1, 2, 3}));
     cr_assert_eq(log->completions, 1);
     cr_assert(log->errors.empty());
     /* In order: after_next cannot take 1 as a string (three times, one a
