@@ -443,7 +443,8 @@ typedef void (*sk_release_fn)(void *ctx);
  * sk_signal_first_where()), sk_take_until_fn, sk_reduce_fn
  * (sk_signal_scan(), sk_signal_reduce_left()), and sk_signal_fn and
  * sk_deferred_fn, whose signal then stands for one that fails with the
- * error. For the others, the callback's result is ignored (a value
+ * error; and the value callback of an observer started by
+ * sk_signal_start_failable() (how a binding's subscriber fails). For the others, the callback's result is ignored (a value
  * written into `*out` is released), no value is delivered for the call,
  * the error reaches whatever subscribed downstream (an observer's error
  * callback; an observer without one just stops receiving), and the
@@ -453,7 +454,9 @@ typedef void (*sk_release_fn)(void *ctx);
  * The call applies to the innermost operator callback running on the
  * calling thread: a callback that emits into a pipe whose subscription
  * runs another operator callback runs that one inside its own, and each
- * has its own indicator. An observer's callback or a side effect's
+ * has its own indicator. Any other observer callback (those of
+ * sk_signal_start() and sk_signal_start_held(), and every error or
+ * completion callback) or a side effect's
  * (sk_signal_before_next() and the others) is not an operator callback:
  * called inside one (an observer of a pipe the callback puts into), this
  * fails that one. Only the first call during one callback counts; later
@@ -1173,6 +1176,41 @@ int sk_signal_start(sk_disposable **out, sk_signal *signal, const sk_observer *o
  *   releases the disposable.
  */
 int sk_signal_start_held(sk_disposable **out, sk_signal *signal, const sk_observer *observer);
+
+/**
+ * @brief Starts a signal with an observer whose value callback may fail:
+ *        a call of sk_callback_fail() during the observer's value callback ends the
+ *        subscription with that error. The one subscription rule of every
+ *        binding (a Python, Rust or libffi subscriber whose callback raises
+ *        ends its stream this way).
+ *
+ * Otherwise as sk_signal_start() (`held` 0) or sk_signal_start_held()
+ * (`held` nonzero). When `next` fails: it receives no value after that
+ * call; the value calls in flight on other threads return first; then the
+ * error callback, if any, runs once with a copy of the error (on the
+ * thread of the last of those calls), and the subscription's upstream is
+ * disposed, so its later values and its own terminal event are dropped;
+ * `release` runs once after the last callback, as for sk_signal_start().
+ * A dispose or the upstream's own terminal event that comes first wins:
+ * the failure is then dropped. Cost: the value callback runs as the last
+ * stage of the signal's run of sk_signal_map() and sk_signal_filter()
+ * stages (one run of callbacks per value for the whole run: see
+ * sk_callback_fail()).
+ *
+ * @param[out] out  As for sk_signal_start() or sk_signal_start_held().
+ * @param signal    Borrowed.
+ * @param observer  Copied (the struct may be on the stack). A NULL `next`
+ *                  makes this a plain sk_signal_start() or
+ *                  sk_signal_start_held().
+ * @param held      Nonzero: the disposable may hold the observer, as
+ *                  sk_signal_start_held()'s.
+ * @return As sk_signal_start().
+ * @par Thread safety
+ *   Any thread. The generator runs on the calling thread; the callbacks run
+ *   on the thread that emits each event, the error after a failure on the
+ *   thread whose value call returned last.
+ */
+int sk_signal_start_failable(sk_disposable **out, sk_signal *signal, const sk_observer *observer, int held);
 
 /**
  * @brief Adds a reference to a signal.

@@ -64,8 +64,8 @@
  *   allocation, no virtual call. An exception never unwinds through the
  *   library (the trampolines are noexcept). A callable of map, filter,
  *   skip_while, take_while, first_where, take_until, scan, reduce_left,
- *   group_by (its key), map_to_signal, catch_error, merge_map or deferred
- *   that throws ends the stream with an error event (sk_callback_fail: the
+ *   group_by (its key), map_to_signal, catch_error, merge_map or deferred,
+ *   or start()'s on_next (sk_signal_start_failable), that throws ends the stream with an error event (sk_callback_fail: the
  *   upstream is disposed; a callable returning a signal stands for one
  *   that fails; group_by's groups delivered before end with it too),
  *   whose value is the string "signalkit::NAME: the callable threw: WHAT"
@@ -75,8 +75,8 @@
  *   after_completed, after_disposed) or an on_drop that throws, or whose
  *   parameter cannot take the value, goes to the failure hook
  *   (set_failure_hook()) and the stream goes on, as in Python and Rust. A
- *   callable of any other callback (start's, a generator, queue work, a
- *   timer) that throws calls std::terminate:
+ *   callable of any other callback (start()'s on_error and on_completed,
+ *   a generator, queue work, a timer) that throws calls std::terminate:
  *   report failures through the stream there (`catch_error`, values of
  *   errors). (queue::sync is the exception: it runs to completion before
  *   returning, so it carries the callable's result or exception back to
@@ -123,17 +123,17 @@
  *     sk_value_get_int64: value is a string (SK_KIND_STRING), expected an
  *     int64 (SK_KIND_INT64)";
  *   - map, filter, skip_while, take_while, first_where, take_until, scan,
- *     reduce_left and group_by's key end the stream with an error event,
+ *     reduce_left, group_by's key and start()'s on_next end the stream with an error event,
  *     the string "signalkit::map: the callable's parameter cannot take the
  *     value: ..." (sk_callback_fail, as for a throw above); so does a
  *     result a value cannot hold ("signalkit::map: the callable's result
  *     cannot be a value: ...");
  *   - a side effect's or an on_drop's goes to the failure hook, as a throw
  *     there does;
- *   - every other callback (start's), which has
+ *   - every other callback (start()'s on_error), which has
  *     no error path, stops the process: it writes out what stdio and the
  *     standard iostreams still buffer, prints that message (naming the
- *     callback, "signalkit::start (on_next): ...") on stderr, and calls
+ *     callback, "signalkit::start (on_error): ...") on stderr, and calls
  *     std::abort() (no terminate handler runs).
  *   A callable whose parameter type cannot be read (a
  *   generic lambda, `auto`; a std::bind expression; an overloaded or
@@ -1426,14 +1426,24 @@ struct none_t {};
 constexpr none_t none{};
 
 namespace detail {
+/* A call of start()'s on_next `f` with `v`: its observer is started by
+ * sk_signal_start_failable, so a throw, or a parameter that cannot take the
+ * value, ends the stream with an error event (fail_call), as an operator's
+ * callable does. */
+template <class F> inline void next_call(F &f, const sk_value *v) noexcept {
+    auto argument = failing_arg<arg_t<std::remove_const_t<F>, 0>>(v, "start (on_next)");
+    if (!argument) {
+        return;
+    }
+    failing_on_throw("start (on_next)", [&] { invoke_args(f, std::move(*argument)); });
+}
 template <class N, class E, class C> struct observer_box {
     N next;
     E error;
     C completed;
     static void release(void *ctx) noexcept { delete static_cast<observer_box *>(ctx); }
     static void on_next(void *ctx, const sk_value *v) noexcept {
-        auto &f = static_cast<observer_box *>(ctx)->next;
-        invoke_args(f, from_c<arg_t<N, 0>>::get(v, "start (on_next)"));
+        next_call(static_cast<observer_box *>(ctx)->next, v);
     }
     static void on_error(void *ctx, const sk_value *v) noexcept {
         auto &f = static_cast<observer_box *>(ctx)->error;
@@ -1469,7 +1479,7 @@ struct next_in_ctx<N, std::enable_if_t<(sizeof(N) <= sizeof(void *) && alignof(N
     }
     static void on_next(void *ctx, const sk_value *v) noexcept {
         alignas(N) unsigned char storage[sizeof(N)];
-        invoke_args(unpack(ctx, storage), from_c<arg_t<N, 0>>::get(v, "start (on_next)"));
+        next_call(unpack(ctx, storage), v);
     }
 };
 
@@ -1619,7 +1629,7 @@ public:
             o = detail::make_observer<B, DN, std::decay_t<E>, std::decay_t<C>>(b);
         }
         sk_disposable *d = nullptr;
-        detail::check(sk_signal_start(&d, p_, &o));
+        detail::check(sk_signal_start_failable(&d, p_, &o, 0));
         return disposable::adopt(d);
     }
     /* Another name for start(): the same callables, the same disposable. */

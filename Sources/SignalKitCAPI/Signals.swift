@@ -524,6 +524,61 @@ public func sk_signal_start_held(_ out: UnsafeMutablePointer<OpaquePointer?>?, _
     return startHeld(out, signal, fields)
 }
 
+@c @implementation
+public func sk_signal_start_failable(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: OpaquePointer?, _ observer: UnsafePointer<sk_observer>?, _ held: Int32) -> Int32 {
+    out?.pointee = nil
+    guard let observer else {
+        return fail(SK_ERR_NULL_ARGUMENT, "observer is NULL")
+    }
+    var fields = observer.pointee
+    let (handle, status) = borrowSignal("signal", signal)
+    guard let handle else {
+        return releasingOnFailure(ctx: fields.ctx, release: fields.release, status)
+    }
+    guard let next = fields.next else {
+        // No value callback, nothing that can fail: a plain start.
+        if let out, held != 0 || fields.release == nil {
+            return startHeld(out, signal, fields)
+        }
+        return startWithObserver(out, signal, fields)
+    }
+    // The value callback becomes the last stage of the signal's run of
+    // stages (`SKStage.observe`), run as the run's stages are, inside its
+    // run of callbacks: a failure through sk_callback_fail ends the
+    // subscription as a failing map does (`SKFailureEnd.fail`, or
+    // `SKDisposable.fail` for a run the handle absorbs). The rest of the
+    // observer (its terminal callbacks, context and release) observes the
+    // run as sk_signal_start's observer would.
+    let downstream = linkedDownstream(handle)
+    let stages = SKStages(over: handle, .observe(next, fields.ctx), holding: nil)
+    fields.next = nil
+    let function: StaticString = "sk_signal_start_failable"
+    if let out, held != 0 || fields.release == nil, !HandleRegistry.isEnabled {
+        // Held by the disposable handed out, as sk_signal_start_held's (and
+        // sk_signal_start's without release function) is.
+        if downstream == nil, !stages.run.hasReleaseFunction {
+            // The handle runs the stages, the observer's callback the last.
+            let subscription = makeObservingHandle(fields, stages: stages.run)
+            switch stages.upstream {
+            case .signal(let upstream):
+                subscription.start(subscription.startAbsorbing(upstream))
+            case .pipe(let source):
+                subscription.start(subscription.startAbsorbing(source))
+            }
+            out.pointee = subscription.retainedHandle(madeBy: function)
+            return SKOK
+        }
+        let subscription = makeObservingHandle(fields, stages: nil)
+        subscription.start(startObserving(stages.build(), subscription, linkedTo: downstream))
+        out.pointee = subscription.retainedHandle(madeBy: function)
+        return SKOK
+    }
+    let callbacks = SKObserver(fields)
+    let disposable = startObserving(stages.build(), callbacks, linkedTo: downstream)
+    out?.pointee = SKDisposable(disposable, kind: .plain).retainedHandle(madeBy: function)
+    return SKOK
+}
+
 /// sk_signal_start's general path: an observer of its own (`SKObserver`),
 /// let go, and its release run, when the subscription ends. Always inlined:
 /// a start nests one sk_signal_start per level of a pipeline whose stages

@@ -749,3 +749,226 @@ Test(callback_fail, the_error_waits_for_value_calls_on_other_threads_below_every
     }
     expect_no_live_objects(0);
 }
+
+/* sk_signal_start_failable: an observer's value callback that fails. The
+ * recorder's hook (after it recorded the value) fails at the int64 in
+ * r->user, with the error "bad N". */
+static void fail_at_hook(recorder *r, const sk_value *value) {
+    int64_t n = value_int(value);
+    if (n == *(const int64_t *)r->user) {
+        char text[32];
+        snprintf(text, sizeof text, "bad %lld", (long long)n);
+        sk_value error = string_value(text);
+        cr_assert_eq(sk_callback_fail(&error), SK_OK);
+        sk_value_release(&error);
+    }
+}
+
+static void release_nothing(void *ctx) {
+    (void)ctx;
+}
+
+/* ctx: a counter; fails (with nil) at its second call. */
+static void count_next_failing_at_two(void *ctx, const sk_value *value) {
+    (void)value;
+    counter_hit(ctx);
+    if (counter_get(ctx) == 2) {
+        sk_value error = {0};
+        cr_assert_eq(sk_callback_fail(&error), SK_OK);
+    }
+}
+
+/* A plain observer's callback: sk_callback_fail is refused there. */
+static void plain_fail_hook(recorder *r, const sk_value *value) {
+    if (value_int(value) == *(const int64_t *)r->user) {
+        sk_value error = int_value(1);
+        cr_assert_eq(sk_callback_fail(&error), SK_ERR_UNSUPPORTED);
+    }
+}
+
+static sk_disposable *start_failing_at(recorder *r, sk_signal *signal, int64_t *at, int held) {
+    recorder_init(r);
+    r->on_next = fail_at_hook;
+    r->user = at;
+    sk_observer observer = recorder_observer(r);
+    sk_disposable *d = NULL;
+    SK_OK_OR_FAIL(sk_signal_start_failable(&d, signal, &observer, held));
+    cr_assert_not_null(d);
+    return d;
+}
+
+Test(callback_fail, a_failable_observer_over_a_generator_ends_with_the_error_and_disposes_it, .timeout = SK_TEST_TIMEOUT) {
+    for (int held = 0; held <= 1; held++) {
+        manual_source s;
+        sk_signal *source = manual_init_signal(&s);
+        int64_t at = 2;
+        recorder r;
+        sk_disposable *d = start_failing_at(&r, source, &at, held);
+        subscriber_put_int(manual_subscriber(&s, 0), 1);
+        subscriber_put_int(manual_subscriber(&s, 0), 2);
+        subscriber_put_int(manual_subscriber(&s, 0), 3);
+        SK_OK_OR_FAIL(sk_subscriber_put_completion(manual_subscriber(&s, 0)));
+        int64_t values[] = {1, 2};
+        /* The release runs as the subscription ends, unless the disposable
+         * holds the observer. */
+        recorder_expect(&r, held ? "nne" : "nner", values, 2);
+        expect_string_error(&r, 2, "bad 2");
+        cr_assert_eq(counter_get(&s.disposed), 1, "the upstream is disposed (held %d)", held);
+        recorder_finish(&r, d);
+        sk_signal_release(source);
+        manual_destroy(&s);
+        expect_no_live_objects(0);
+    }
+}
+
+Test(callback_fail, a_failable_observer_after_stages_over_a_pipe_fails_once, .timeout = SK_TEST_TIMEOUT) {
+    /* The stages' function with and without a release function: the
+     * observer's callback joins a run the handle absorbs, or one it does not. */
+    for (int with_release = 0; with_release <= 1; with_release++) {
+        for (int held = 0; held <= 1; held++) {
+            sk_pipe *pipe = NULL;
+            sk_signal *signal = NULL, *mapped = NULL;
+            SK_OK_OR_FAIL(sk_pipe_create(&pipe, false));
+            SK_OK_OR_FAIL(sk_pipe_signal(&signal, pipe));
+            int64_t never = -1;
+            SK_OK_OR_FAIL(sk_signal_map(&mapped, signal, times_ten_failing_at, &never, with_release ? release_nothing : NULL));
+            int64_t at = 20;
+            recorder r;
+            sk_disposable *d = start_failing_at(&r, mapped, &at, held);
+            pipe_put_int(pipe, 1);
+            pipe_put_int(pipe, 2);
+            pipe_put_int(pipe, 3);
+            SK_OK_OR_FAIL(sk_pipe_put_completion(pipe));
+            int64_t values[] = {10, 20};
+            /* The release runs as the subscription ends, unless the disposable
+         * holds the observer. */
+        recorder_expect(&r, held ? "nne" : "nner", values, 2);
+            expect_string_error(&r, 2, "bad 20");
+            recorder_finish(&r, d);
+            sk_signal_release(mapped);
+            sk_signal_release(signal);
+            sk_pipe_release(pipe);
+            expect_no_live_objects(0);
+        }
+    }
+}
+
+Test(callback_fail, a_failable_observer_with_a_value_callback_only_stops_receiving, .timeout = SK_TEST_TIMEOUT) {
+    for (int held = 0; held <= 1; held++) {
+        manual_source s;
+        sk_signal *source = manual_init_signal(&s);
+        counter calls;
+        counter_init(&calls);
+        sk_observer observer = {0};
+        observer.next = count_next_failing_at_two;
+        observer.ctx = &calls;
+        sk_disposable *d = NULL;
+        SK_OK_OR_FAIL(sk_signal_start_failable(&d, source, &observer, held));
+        for (int64_t n = 1; n <= 4; n++)
+            subscriber_put_int(manual_subscriber(&s, 0), n);
+        cr_assert_eq(counter_get(&calls), 2, "no value after the failing call (held %d)", held);
+        cr_assert_eq(counter_get(&s.disposed), 1, "the upstream is disposed");
+        sk_disposable_release(d);
+        sk_signal_release(source);
+        manual_destroy(&s);
+        counter_destroy(&calls);
+        expect_no_live_objects(0);
+    }
+}
+
+Test(callback_fail, a_plain_observer_still_cannot_fail, .timeout = SK_TEST_TIMEOUT) {
+    manual_source s;
+    sk_signal *source = manual_init_signal(&s);
+    int64_t at = 1;
+    recorder r;
+    recorder_init(&r);
+    r.on_next = plain_fail_hook;
+    r.user = &at;
+    sk_observer observer = recorder_observer(&r);
+    sk_disposable *d = NULL;
+    SK_OK_OR_FAIL(sk_signal_start(&d, source, &observer));
+    subscriber_put_int(manual_subscriber(&s, 0), 1);
+    subscriber_put_int(manual_subscriber(&s, 0), 2);
+    int64_t values[] = {1, 2};
+    recorder_expect(&r, "nn", values, 2);
+    recorder_finish(&r, d);
+    sk_signal_release(source);
+    manual_destroy(&s);
+    expect_no_live_objects(0);
+}
+
+/* The error of a failing observer waits for the value call in flight on
+ * another thread: thread A is inside the callback with 1 (held there by a
+ * gate) when the main thread's put of 2 fails; the error arrives only once
+ * A's call has returned, on A's thread, and nothing after it. */
+typedef struct {
+    gate inside, go;
+    int64_t at;
+    pthread_t error_thread;
+    int errors_seen_while_inside;
+    recorder *r;
+} in_flight;
+
+static void in_flight_hook(recorder *r, const sk_value *value) {
+    in_flight *f = r->user;
+    int64_t n = value_int(value);
+    if (n == 1) {
+        gate_open(&f->inside);
+        cr_assert(gate_wait(&f->go, SK_WAIT_SECONDS));
+        f->errors_seen_while_inside = r->errors;
+    } else if (n == f->at) {
+        sk_value error = int_value(-n);
+        cr_assert_eq(sk_callback_fail(&error), SK_OK);
+    }
+}
+
+static void in_flight_error_hook(recorder *r, const sk_value *value) {
+    (void)value;
+    ((in_flight *)r->user)->error_thread = pthread_self();
+}
+
+static void *put_one(void *pipe) {
+    pipe_put_int(pipe, 1);
+    return NULL;
+}
+
+Test(callback_fail, a_failable_observer_s_error_waits_for_the_calls_in_flight, .timeout = SK_TEST_TIMEOUT) {
+    for (int held = 0; held <= 1; held++) {
+        sk_pipe *pipe = NULL;
+        sk_signal *signal = NULL;
+        SK_OK_OR_FAIL(sk_pipe_create(&pipe, false));
+        SK_OK_OR_FAIL(sk_pipe_signal(&signal, pipe));
+        in_flight f = {.at = 2};
+        gate_init(&f.inside);
+        gate_init(&f.go);
+        recorder r;
+        recorder_init(&r);
+        r.on_next = in_flight_hook;
+        r.on_error = in_flight_error_hook;
+        r.user = &f;
+        sk_observer observer = recorder_observer(&r);
+        sk_disposable *d = NULL;
+        SK_OK_OR_FAIL(sk_signal_start_failable(&d, signal, &observer, held));
+        pthread_t a;
+        cr_assert_eq(pthread_create(&a, NULL, put_one, pipe), 0);
+        cr_assert(gate_wait(&f.inside, SK_WAIT_SECONDS));
+        pipe_put_int(pipe, 2); /* fails; A is still inside its call */
+        pipe_put_int(pipe, 3); /* after the failure: not delivered */
+        cr_assert_eq(recorder_nexts(&r), 2);
+        gate_open(&f.go);
+        cr_assert_eq(pthread_join(a, NULL), 0);
+        cr_assert(recorder_wait_terminated(&r));
+        if (!held)
+            cr_assert(recorder_wait_release(&r));
+        cr_assert_eq(f.errors_seen_while_inside, 0, "the error came while a value call was in flight");
+        cr_assert(pthread_equal(f.error_thread, a), "the error runs on the thread whose call returned last");
+        char log[16];
+        cr_assert_str_eq(recorder_log(&r, log, sizeof log), held ? "nne" : "nner");
+        recorder_finish(&r, d);
+        sk_signal_release(signal);
+        sk_pipe_release(pipe);
+        gate_destroy(&f.inside);
+        gate_destroy(&f.go);
+        expect_no_live_objects(0);
+    }
+}

@@ -1,7 +1,8 @@
 /* Errors: every failing C call surfaces as signalkit::error with the
  * sk_status and the library's message; a callable that throws inside an
  * operator's callback (map, filter, a fold...) ends the stream with an
- * error event, inside another callback (start's) terminates the process;
+ * error event, as start()'s on_next does; inside another callback
+ * (start()'s on_error) it terminates the process;
  * a typed callable given a value it cannot take, or whose result cannot be
  * a value, fails the stream or stops the process (documented in
  * signalkit.hpp). */
@@ -98,16 +99,18 @@ SK_TEST(errors, status_free_calls_never_throw) {
 static void plain_abort() { std::signal(SIGABRT, SIG_DFL); }
 SK_TEST_WITH(errors, a_throwing_callback_terminates, .signal = SIGABRT, .timeout = 20) {
     auto p = sk::pipe::create();
-    auto d = p.signal().start([](std::int64_t) { throw std::runtime_error("from a callback"); });
+    /* on_error: a callback without an error path (on_next's throw ends the
+     * stream: an_on_next_that_throws_ends_the_stream_with_an_error). */
+    auto d = p.signal().start(sk::none, [](std::int64_t) { throw std::runtime_error("from a callback"); });
     plain_abort();
-    p.put(1);
+    p.put_error(1);
 }
 
 SK_TEST_WITH(errors, a_typed_callback_given_another_kind_terminates, .signal = SIGABRT, .timeout = 20) {
     auto p = sk::pipe::create();
-    auto d = p.signal().start([](std::int64_t) {});
+    auto d = p.signal().start(sk::none, [](std::int64_t) {});
     plain_abort();
-    p.put("not a number");
+    p.put_error("not a number");
 }
 
 /* Operator callbacks can fail (sk_callback_fail): a throw, an argument
@@ -296,15 +299,15 @@ SK_TEST(errors, an_argument_or_a_result_a_map_or_a_key_cannot_have_is_an_error_e
  * std::size_t given -1 too (it received 18446744073709551615). */
 SK_TEST_WITH(errors, a_typed_callback_given_an_integer_out_of_range_terminates, .signal = SIGABRT, .timeout = 20) {
     auto p = sk::pipe::create();
-    auto d = p.signal().start([](std::int8_t) {});
+    auto d = p.signal().start(sk::none, [](std::int8_t) {});
     plain_abort();
-    p.put(300);
+    p.put_error(300);
 }
 SK_TEST_WITH(errors, a_size_t_callback_given_a_negative_integer_terminates, .signal = SIGABRT, .timeout = 20) {
     auto p = sk::pipe::create();
-    auto d = p.signal().start([](std::size_t) {});
+    auto d = p.signal().start(sk::none, [](std::size_t) {});
     plain_abort();
-    p.put(-1);
+    p.put_error(-1);
 }
 
 /* A value of another kind is named in words, both kinds as signalkit.h
@@ -427,10 +430,10 @@ SK_TEST(errors, a_typed_callback_given_another_kind_flushes_names_the_kinds_and_
         std::ios::sync_with_stdio(false);
         plain_abort();
         auto p = sk::pipe::create();
-        auto d = p.signal().start([](std::int64_t) {});
+        auto d = p.signal().start(sk::none, [](std::int64_t) {});
         std::printf("stdio, unflushed;");
         std::cout << "iostream, unflushed;";
-        p.put("not a number");
+        p.put_error("not a number");
         _exit(0); /* not reached */
     }
     int status = 0;
@@ -443,9 +446,45 @@ SK_TEST(errors, a_typed_callback_given_another_kind_flushes_names_the_kinds_and_
     cr_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT, "status %d; stderr: %s", status, err.c_str());
     cr_assert(out.find("stdio, unflushed;") != std::string::npos, "stdout: %s", out.c_str());
     cr_assert(out.find("iostream, unflushed;") != std::string::npos, "stdout: %s", out.c_str());
-    cr_assert(err.find("signalkit::start (on_next): the callable's parameter cannot take the value: sk_value_get_int64: value is "
+    cr_assert(err.find("signalkit::start (on_error): the callable's parameter cannot take the value: sk_value_get_int64: value is "
                        "a string (SK_KIND_STRING), expected an int64 (SK_KIND_INT64)") != std::string::npos,
               "stderr: %s", err.c_str());
+}
+
+/* start()'s on_next that throws, or whose parameter cannot take the value,
+ * ends the stream with an error event (sk_signal_start_failable): nothing
+ * after it, the upstream disposed, the callables destroyed once. */
+SK_TEST(errors, an_on_next_that_throws_ends_the_stream_with_an_error) {
+    for (int wrong_kind = 0; wrong_kind <= 1; wrong_kind++) {
+        auto p = sk::pipe::create();
+        auto values = std::make_shared<std::vector<std::int64_t>>();
+        auto errors = std::make_shared<std::vector<std::string>>();
+        auto completions = std::make_shared<int>(0);
+        auto disposed = std::make_shared<int>(0);
+        auto d = p.signal().after_disposed([disposed] { ++*disposed; }).start(
+            [values](std::int64_t n) {
+                values->push_back(n);
+                if (n == 2) {
+                    throw std::runtime_error("boom at 2");
+                }
+            },
+            [errors](const std::string &e) { errors->push_back(e); }, [completions] { ++*completions; });
+        p.put(1);
+        if (wrong_kind) {
+            p.put("two");
+        } else {
+            p.put(2);
+        }
+        p.put(3);
+        p.put_completion();
+        cr_assert(*values == (wrong_kind ? std::vector<std::int64_t>{1} : std::vector<std::int64_t>{1, 2}));
+        cr_assert_eq(errors->size(), 1u);
+        const char *expected = wrong_kind ? "signalkit::start (on_next): the callable's parameter cannot take the value: "
+                                          : "signalkit::start (on_next): the callable threw: boom at 2";
+        cr_assert(errors->front().rfind(expected, 0) == 0, "error: %s", errors->front().c_str());
+        cr_assert_eq(*completions, 0, "nothing after the error");
+        cr_assert_eq(*disposed, 1, "the upstream is disposed");
+    }
 }
 
 SK_TEST(errors, catch_error_turns_failures_into_values) {

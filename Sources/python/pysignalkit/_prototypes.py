@@ -47,6 +47,7 @@ CORE: Dict[str, Tuple[str, ...]] = {
     "sk_signal_never": ("int", "handle *"),
     "sk_signal_start": ("int", "handle *", "handle", "sk_observer *"),
     "sk_signal_start_held": ("int", "handle *", "handle", "sk_observer *"),
+    "sk_signal_start_failable": ("int", "handle *", "handle", "sk_observer *", "int"),
     "sk_signal_retain": ("handle", "handle"),
     "sk_signal_release": ("void", "handle"),
     "sk_subscriber_put_next": ("int", "handle", "sk_value *"),

@@ -432,6 +432,8 @@ extern "C" {
     pub fn sk_signal_start(out: *mut *mut sk_disposable, signal: *mut sk_signal, observer: *const sk_observer) -> c_int;
     /// Starts a signal as sk_signal_start() does, with an observer that the subscription's disposable may hold: the cheapest start for an observer that has a release function (a binding's closure).
     pub fn sk_signal_start_held(out: *mut *mut sk_disposable, signal: *mut sk_signal, observer: *const sk_observer) -> c_int;
+    /// Starts a signal with an observer whose value callback may fail: a call of sk_callback_fail() during the observer's value callback ends the subscription with that error. The one subscription rule of every binding (a Python, Rust or libffi subscriber whose callback raises ends its stream this way).
+    pub fn sk_signal_start_failable(out: *mut *mut sk_disposable, signal: *mut sk_signal, observer: *const sk_observer, held: c_int) -> c_int;
     /// Adds a reference to a signal.
     pub fn sk_signal_retain(signal: *mut sk_signal) -> *mut sk_signal;
     /// Drops a reference to a signal.
