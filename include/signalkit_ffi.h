@@ -387,7 +387,11 @@ typedef void (*sk_ffi_fn)(void);
  *
  * For languages whose callbacks raise exceptions (a callback must not unwind
  * through the library; its wrapper catches and calls this instead), or for
- * C code that meets an error it cannot express in its result.
+ * C code that meets an error it cannot express in its result. A thin form
+ * of sk_callback_fail() (signalkit.h), the one way every callback of every
+ * binding fails: it makes the error below and calls that (a typed map or
+ * filter is an sk_signal_map() or sk_signal_filter() stage, a typed
+ * subscription an observer started by sk_signal_start_failable()).
  *
  * "Typed callback" means a function called by this library through its
  * signature: the next, error or completed function of sk_ffi_signal_start(),

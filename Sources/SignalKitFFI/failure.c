@@ -1,11 +1,17 @@
 /* failure.c - sk_ffi_callback_fail: a typed callback failing the delivery
- * it is handling.
+ * it is handling, through the core's one mechanism (sk_callback_fail).
  *
- * Every call of a typed callback runs inside a frame: a record on the C
- * stack of the calling thread, pushed just before ffi_call and popped just
- * after it. The frames of one thread form a stack (a callback that emits
- * into a pipe whose subscriber is another typed callback pushes a second
- * frame above its own), so each call keeps its own failure state. */
+ * Every typed callback runs as an operator callback of the C library: a
+ * typed map or filter is an sk_signal_map() or sk_signal_filter() stage, a
+ * typed subscription's next the value callback of an observer started by
+ * sk_signal_start_failable() (typed.c). So failing one is sk_callback_fail()
+ * with the error this library promises ("sk_ffi: ROLE: callback failed:
+ * MESSAGE"); the core then ends the subscription, delivers the error after
+ * the value calls in flight and disposes the upstream. What is kept here is
+ * only which typed callback runs on the calling thread (a record on its
+ * stack, internal.h: nested callbacks each see their own): its role, for
+ * the error's text, and whether it failed, so that what it returned is
+ * ignored; and a call made outside any is refused. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,27 +19,13 @@
 
 #include "internal.h"
 
-static __thread sk_ffi_frame *sk_ffi__top_frame;
+__thread sk_ffi_call_state *sk_ffi__running_call;
+const char sk_ffi__role_terminal[] = "terminal";
 
-void sk_ffi__frame_push(sk_ffi_frame *frame) {
-    frame->failed = 0;
-    frame->message = NULL;
-    frame->top = &sk_ffi__top_frame;
-    frame->previous = *frame->top;
-    *frame->top = frame;
-}
+static const char lost_message[] = "(message lost: out of memory)";
 
-void sk_ffi__frame_clear(sk_ffi_frame *frame) {
-    free(frame->message);
-    frame->message = NULL;
-}
-
-sk_value sk_ffi__frame_error(sk_ffi_frame *frame, const char *role) {
-    static const char lost[] = "(message lost: out of memory)";
-    const char *message = frame->message;
-    if (frame->failed == SK_FFI__FAILED_NO_MEMORY) {
-        message = lost;
-    }
+sk_value sk_ffi__failure_error(const char *role, const char *message) {
+    static const char *const lost = lost_message;
     /* The message is escaped as every message of the library is (a byte of
      * no valid UTF-8 character written \xNN, up to 4 bytes for 1), so that
      * the error is valid UTF-8 whatever the callback passed. */
@@ -57,31 +49,42 @@ sk_value sk_ffi__frame_error(sk_ffi_frame *frame, const char *role) {
     }
     if (sk_value_kind(&error) != SK_KIND_STRING) {
         /* No room for the text or for the value made of it (a message as
-         * big as the memory left): the message is lost as when it could not
-         * be copied, and the error keeps its documented shape, short
-         * enough to be made when nothing that size can. */
+         * big as the memory left): the message is lost, and the error keeps
+         * its documented shape, short enough to be made when nothing that
+         * size can. */
         char fallback[96];
         snprintf(fallback, sizeof fallback, "sk_ffi: %s: callback failed: %s", role, lost);
         error = sk_ffi__string_value(fallback);
     }
-    sk_ffi__frame_clear(frame);
     return error;
 }
 
 SK_FFI_EXPORT int sk_ffi_callback_fail(const char *message) {
-    sk_ffi_frame *frame = sk_ffi__top_frame;
-    if (frame == NULL) {
+    sk_ffi_call_state *call = sk_ffi__running_call;
+    if (call == NULL) {
         return sk_ffi__fail(SK_ERR_UNSUPPORTED, "sk_ffi_callback_fail: no typed callback of this library is running on this thread");
     }
-    if (frame->failed) {
-        return SK_OK; /* the first failure stands */
+    if (call->role == sk_ffi__role_terminal || call->failed) {
+        return SK_OK; /* an error or completed callback, with nothing more to
+                       * end; or a second call: the first failure stands */
     }
-    frame->failed = SK_FFI__FAILED;
-    if (message != NULL) {
-        frame->message = strdup(message);
-        if (frame->message == NULL) {
-            frame->failed = SK_FFI__FAILED_NO_MEMORY;
-        }
+    call->failed = 1; /* what the callback returns is ignored (typed.c) */
+    /* The message copied first, as the error is made of a copy; a copy
+     * that runs out of memory loses the message, not the failure. */
+    char *copy = NULL;
+    if (message != NULL && (copy = strdup(message)) == NULL) {
+        message = lost_message;
+    } else if (copy != NULL) {
+        message = copy;
+    }
+    sk_value error = sk_ffi__failure_error(call->role, message);
+    free(copy);
+    int status = sk_callback_fail(&error);
+    sk_value_release(&error);
+    if (status != SK_OK) {
+        /* Never for a typed callback of this library, which the core runs
+         * as an operator callback; said, not hidden. */
+        return sk_ffi__fail_core(status, "sk_ffi_callback_fail");
     }
     return SK_OK;
 }

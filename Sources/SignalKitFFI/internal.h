@@ -250,31 +250,40 @@ sk_value sk_ffi__string_value(const char *text);
 
 /* failure.c --------------------------------------------------------------- */
 
-enum { SK_FFI__FAILED = 1, SK_FFI__FAILED_NO_MEMORY = 2 };
+/* One call of a typed callback, on the caller's stack: its role ("next",
+ * "map", "filter", or sk_ffi__role_terminal for an error or completed
+ * callback) and whether it called sk_ffi_callback_fail. The calling
+ * thread's innermost call is sk_ffi__running_call (NULL outside any), set
+ * around each call by sk_ffi__call_enter and sk_ffi__call_leave, so nested
+ * callbacks each see their own. */
+typedef struct sk_ffi_call_state {
+    const char *role;
+    int failed;
+    struct sk_ffi_call_state *previous;
+} sk_ffi_call_state;
 
-/* The failure state of one call of a typed callback, on the caller's stack. */
-typedef struct sk_ffi_frame {
-    struct sk_ffi_frame *previous;
-    struct sk_ffi_frame **top; /* the pushing thread's innermost-frame slot */
-    int failed;    /* 0, or SK_FFI__FAILED* once sk_ffi_callback_fail ran */
-    char *message; /* the copied message (malloc), or NULL */
-} sk_ffi_frame;
+extern __thread sk_ffi_call_state *sk_ffi__running_call;
+/* The role of a typed error or completed callback, whose failure has
+ * nothing more to end. */
+extern const char sk_ffi__role_terminal[];
 
-/* Makes `frame` (cleared) the calling thread's innermost frame. */
-void sk_ffi__frame_push(sk_ffi_frame *frame);
-/* Restores the frame that was innermost before `frame` was pushed (on the
- * thread that pushed it). Inline, through the thread's slot the push kept:
- * one look-up of the thread-local per call of a typed callback, not two. */
-static inline void sk_ffi__frame_pop(sk_ffi_frame *frame) {
-    /* Frames are popped in the reverse order of their pushes: ffi_call
-     * returns before the frame below it is popped. */
-    *frame->top = frame->previous;
-    frame->previous = NULL;
+/* Makes `call` (role `role`, not failed) the calling thread's innermost call. */
+static inline void sk_ffi__call_enter(sk_ffi_call_state *call, const char *role) {
+    call->role = role;
+    call->failed = 0;
+    call->previous = sk_ffi__running_call;
+    sk_ffi__running_call = call;
 }
-/* Frees the message of a popped frame. */
-void sk_ffi__frame_clear(sk_ffi_frame *frame);
-/* The error value (+1) of a popped, failed frame:
- * "sk_ffi: ROLE: callback failed[: MESSAGE]"; clears the frame. */
-sk_value sk_ffi__frame_error(sk_ffi_frame *frame, const char *role);
+
+/* Restores the call that was innermost before `call` entered. */
+static inline void sk_ffi__call_leave(sk_ffi_call_state *call) {
+    sk_ffi__running_call = call->previous;
+}
+
+/* The error value (+1) of a typed callback's failure:
+ * "sk_ffi: ROLE: callback failed[: MESSAGE]" (the message escaped as
+ * sk_ffi_callback_fail says; "(message lost: out of memory)" when it could
+ * not be made). */
+sk_value sk_ffi__failure_error(const char *role, const char *message);
 
 #endif
