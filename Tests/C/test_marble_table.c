@@ -112,6 +112,19 @@ typedef struct feed_log {
     size_t value_count;
 } feed_log;
 
+/* `fails C`: the subscriber's value callback, started by
+ * sk_signal_start_failable, fails (sk_callback_fail with the case's error)
+ * when it receives C's value, after passing it on; `downstream` is the
+ * subscriber of the signal the recorder observes, to which it forwards. */
+typedef struct fails_log {
+    bool used;
+    char trigger;
+    sk_signal *upstream;
+    const sk_marble_value *values;
+    size_t value_count;
+    failure_log *log;
+} fails_log;
+
 typedef struct marble_case {
     char file[256];
     int line;
@@ -135,6 +148,7 @@ typedef struct marble_case {
     failure_log failures;
     bounded_log bounded;
     feed_log feed;
+    fails_log fails;
 } marble_case;
 
 /* ------------------------------------------------------------------------ */
@@ -1198,6 +1212,50 @@ static void feed_fn(void *ctx, const sk_value *value) {
     }
 }
 
+/* `fails`: the failing subscriber forwards to the recorder's, then fails
+ * at the trigger's value. */
+typedef struct fails_call {
+    fails_log *fails;
+    sk_subscriber *downstream;
+} fails_call;
+
+static void fails_next_fn(void *ctx, const sk_value *value) {
+    fails_call *call = ctx;
+    SK_OK_OR_ABORT(sk_subscriber_put_next(call->downstream, value));
+    fails_log *fails = call->fails;
+    for (size_t i = 0; i < fails->value_count; i++) {
+        if (fails->values[i].symbol == fails->trigger && sk_value_equal(&fails->values[i].value, value)) {
+            fail_call(fails->log);
+            return;
+        }
+    }
+}
+
+static void fails_error_fn(void *ctx, const sk_value *error) {
+    SK_OK_OR_ABORT(sk_subscriber_put_error(((fails_call *)ctx)->downstream, error));
+}
+
+static void fails_completed_fn(void *ctx) {
+    SK_OK_OR_ABORT(sk_subscriber_put_completion(((fails_call *)ctx)->downstream));
+}
+
+static void fails_release_fn(void *ctx) {
+    fails_call *call = ctx;
+    sk_subscriber_release(call->downstream);
+    free(call);
+}
+
+static sk_disposable *fails_generator_fn(void *ctx, sk_subscriber *subscriber) {
+    fails_call *call = malloc(sizeof *call);
+    cr_assert_not_null(call);
+    call->fails = ctx;
+    call->downstream = sk_subscriber_retain(subscriber);
+    sk_observer observer = {fails_next_fn, fails_error_fn, fails_completed_fn, call, fails_release_fn};
+    sk_disposable *started = NULL;
+    SK_OK_OR_ABORT(sk_signal_start_failable(&started, call->fails->upstream, &observer, 0));
+    return started;
+}
+
 /* Between the case's signal and its subscribers, where the bounded
  * operator's policy ends the stream: keeps the first error received. */
 static sk_signal *bounded_error_fn(void *ctx, const sk_value *error) {
@@ -1265,6 +1323,14 @@ static void run_case(marble_case *c, char *failures, size_t size) {
         SK_OK_OR_FAIL(sk_signal_after_next(&fed, signal, feed_fn, &c->feed, NULL));
         sk_signal_release(signal);
         signal = fed;
+    }
+    if (c->fails.used) {
+        c->fails.upstream = signal;
+        c->fails.values = c->values;
+        c->fails.value_count = c->value_count;
+        c->fails.log = &c->failures;
+        signal = NULL;
+        SK_OK_OR_FAIL(sk_signal_create(&signal, fails_generator_fn, &c->fails, NULL));
     }
     if (c->failures.used) {
         sk_signal *checked = NULL;
@@ -1386,6 +1452,7 @@ cleanup:
     sk_value_release(&c->bounded.received);
     sk_subscriber_release(c->feed.subscriber);
     sk_signal_release(c->feed.upstream);
+    sk_signal_release(c->fails.upstream);
     for (size_t i = 0; i < c->input_count; i++) {
         sk_signal_release(c->inputs[i].signal);
         sk_test_subscriptions_release(c->inputs[i].log);
@@ -1508,6 +1575,13 @@ static void run_file(const char *path, report *r) {
                 c->feed.used = true;
                 c->feed.trigger = w.word[1][0];
                 snprintf(c->feed.puts, sizeof c->feed.puts, "%s", w.word[2]);
+            }
+        } else if (strcmp(key, "fails") == 0) {
+            ok = w.count == 2 && strlen(w.word[1]) == 1 && !c->fails.used;
+            if (ok) {
+                c->fails.used = true;
+                c->fails.trigger = w.word[1][0];
+                c->failures.used = true;
             }
         } else if (strcmp(key, "dispose") == 0) {
             ok = w.count == 2 && parse_frame(w.word[1], &c->dispose_at) && c->dispose_at >= 0;

@@ -318,6 +318,9 @@ struct MarbleCase {
     /// `during C XYZ`: the values put into the first input from inside the
     /// subscriber's call with C's value.
     var during: (trigger: Character, puts: [Character])?
+    /// `fails C`: the subscriber's value callback fails at C's value, which
+    /// a Swift subscriber cannot (its closures cannot throw): left.
+    var failsAt: Character?
 
     init(name: String, location: String) {
         self.name = name
@@ -397,6 +400,11 @@ struct MarbleCase {
                     throw MarbleTableError(message: "\(where_): `during` takes a value's character and the characters of the values put")
                 }
                 building.during = (words[1].first!, Array(words[2]))
+            case "fails":
+                guard words.count == 2, words[1].count == 1 else {
+                    throw MarbleTableError(message: "\(where_): `fails` takes a value's character")
+                }
+                building.failsAt = words[1].first!
             case "dispose":
                 guard words.count == 2, let frame = Int(words[1]) else {
                     throw MarbleTableError(message: "\(where_): `dispose` takes a frame")
@@ -437,6 +445,9 @@ struct MarbleCase {
     /// all hold). `recording`, when given, receives what ran, as a JSON
     /// object (see `recordingJSON`).
     func run(recording: (([String: Any]) -> Void)? = nil) throws(MarbleTableError) -> String? {
+        if let failsAt = self.failsAt {
+            throw MarbleTableError(message: "`fails \(failsAt)`: a Swift subscriber's closures cannot fail (SwiftSignalKit's API: a failure is an error of the signal's type)", left: true)
+        }
         let scheduler = TestScheduler()
         let values = self.characterValues
         var sources: [String: TestSignal<MarbleValue, MarbleFailure>] = [:]

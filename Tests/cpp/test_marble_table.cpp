@@ -346,6 +346,8 @@ struct marble_case {
     std::optional<std::string> dropped;
     /* `during C XYZ`: the trigger's character and the characters put. */
     std::optional<std::pair<char, std::string>> during;
+    /* `fails C`: the subscriber's on_next throws at C's value. */
+    std::optional<char> fails;
 };
 
 /* What a case plays on: its queue and its inputs. */
@@ -756,6 +758,29 @@ case_result run_case(const marble_case &c) {
     if (c.dropped && !st.bounded.used) {
         return {"\n    `dropped` in a case without a bounded operator", ""};
     }
+    if (c.fails) {
+        /* The subscriber (start()'s on_next, which may throw) forwards to the
+         * recorder's, then throws at the trigger's value. */
+        auto trigger = c.values.find(*c.fails);
+        if (trigger == c.values.end()) {
+            return {std::string("\n    `fails`: `") + *c.fails + "` stands for no value", ""};
+        }
+        st.failures.used = true;
+        failure_log *log = &st.failures;
+        sk::value on = trigger->second;
+        std::string at(1, *c.fails);
+        sk::signal upstream = s;
+        s = sk::signal::create([upstream, on, at, log](const sk::subscriber &sub) {
+            return upstream.start(
+                [sub, on, at, log](sk::value_view v) {
+                    sub.put_next(sk::value(v));
+                    if (v == on) {
+                        log->fail(at);
+                    }
+                },
+                [sub](sk::value_view e) { sub.put_error(sk::value(e)); }, [sub] { sub.put_completion(); });
+        });
+    }
 
     if (st.failures.used) {
         /* Keeps the error the subscriber receives (the recorder prints any
@@ -976,6 +1001,11 @@ report run_table(std::istream &in, const std::string &path) {
             ok = w.size() == 3 && w[1].size() == 1 && !c->during;
             if (ok) {
                 c->during = std::make_pair(w[1][0], w[2]);
+            }
+        } else if (key == "fails") {
+            ok = w.size() == 2 && w[1].size() == 1 && !c->fails;
+            if (ok) {
+                c->fails = w[1][0];
             }
         } else if (key == "dispose") {
             auto at = w.size() == 2 ? parse_frame(w[1]) : std::nullopt;

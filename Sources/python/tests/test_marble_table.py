@@ -132,6 +132,7 @@ class Case:
         self.also = []  # (from, to, diagram)
         self.dropped = None  # what the bounded operator dropped
         self.during = None  # (the trigger's character, the characters put)
+        self.fails = None  # `fails C`: the character at whose value the subscriber raises
         self.problem = None  # a line that could not be read
 
 
@@ -191,6 +192,10 @@ def read_cases():
                         if len(words) != 3 or len(words[1]) != 1:
                             raise ValueError("during C XYZ")
                         case.during = (words[1], words[2])
+                    elif keyword == "fails":
+                        if len(words) != 2 or len(words[1]) != 1:
+                            raise ValueError("fails C")
+                        case.fails = words[1]
                     elif keyword == "also":
                         case.also.append((int(words[1]), None if words[2] == "-" else int(words[2]),
                                           line.split(None, 3)[3] if len(words) > 3 else ""))
@@ -439,11 +444,24 @@ def run(case, table, scheduler, inputs, subscriptions, problems, bounded):
                 for put in puts:
                     latest[0].on_next(put)
         signal = signal.after_next(feed)
+    if case.fails is not None:
+        # The subscriber's handler (a subscription's on_next, which may
+        # raise) forwards to the recorder's, then raises at the trigger's
+        # value.
+        upstream, fail_on = signal, table.get(case.fails)
+
+        def start_failing(subscriber):
+            def forward(value):
+                subscriber.on_next(value)
+                if value == fail_on:
+                    failures.fail(case.fails)
+            return upstream.subscribe(forward, subscriber.on_error, subscriber.on_completed)
+        signal = sk.Signal.create(start_failing)
     if case.dropped is not None and not bounded.used:
         problems.append(f"{case.where} {case.name}: `dropped` in a case without a bounded operator")
     errors = []  # the error objects the subscribers received
     reported = []  # what callback_error_hook heard: (exception, where)
-    failing = any("!" in word for words, _ in case.ops for word in words)
+    failing = case.fails is not None or any("!" in word for words, _ in case.ops for word in words)
     saved_hook = sk.callback_error_hook
     if failing:
         sk.callback_error_hook = lambda exc, where: reported.append((exc, where))

@@ -56,6 +56,9 @@ struct Case {
     dropped: Option<String>,
     /// `during C XYZ`: the trigger's character and the characters put.
     during: Option<(char, String)>,
+    /// `fails C`: the character at whose value the subscriber's next
+    /// closure panics.
+    fails: Option<char>,
     problem: Option<String>,
 }
 
@@ -159,6 +162,12 @@ fn read_cases() -> Vec<Case> {
                         }
                         case.during = Some((words[1].chars().next().unwrap(), words[2].to_string()));
                     }
+                    "fails" => {
+                        if words.len() != 2 || words[1].chars().count() != 1 {
+                            return Err("fails C".into());
+                        }
+                        case.fails = Some(words[1].chars().next().unwrap());
+                    }
                     "also" => {
                         let from = words.get(1).ok_or("also FROM TO D")?.parse::<u32>().map_err(|e| e.to_string())?;
                         let to = match *words.get(2).ok_or("also FROM TO D")? {
@@ -224,6 +233,9 @@ thread_local! {
     /// The panics of the case's failing callbacks, on the thread that
     /// plays it (the virtual clock's events run there).
     static FAILURES: RefCell<Vec<Failure>> = const { RefCell::new(Vec::new()) };
+    /// The errors the failing subscriber of a `fails` case received itself
+    /// (what it forwards, put into a subscriber, arrives as a string).
+    static SUBSCRIBER_ERRORS: RefCell<Vec<AnyValue>> = const { RefCell::new(Vec::new()) };
 }
 
 /// A failing callback's panic, called with `at` (empty: no value).
@@ -615,8 +627,9 @@ fn play(case: &Case) -> Vec<String> {
     let error = AnyValue::String("#".into());
     // Where a callback fails (`!`): the panics' messages, the errors the
     // subscribers receive, what the failure hook hears.
-    let failing = case.ops.iter().any(|(words, _)| words.iter().any(|w| w.contains('!')));
+    let failing = case.fails.is_some() || case.ops.iter().any(|(words, _)| words.iter().any(|w| w.contains('!')));
     FAILURES.with(|failures| failures.borrow_mut().clear());
+    SUBSCRIBER_ERRORS.with(|errors| errors.borrow_mut().clear());
     let errors: Arc<Mutex<Vec<AnyValue>>> = Arc::new(Mutex::new(Vec::new()));
     let reports: Arc<Mutex<Vec<(String, String)>>> = Arc::new(Mutex::new(Vec::new()));
     if failing {
@@ -686,8 +699,16 @@ fn check_failures(case: &Case, out: &str, raised: &[Failure], reports: &[(String
     if heard != want || reports.iter().any(|(place, _)| !places.contains(place)) {
         problems.push(format!("{}: the failure hook heard {:?}, expected {:?} under one of {:?}", at, reports, want, places));
     }
-    if out.contains('#') && errors != [AnyValue::String(panicked(first))] {
-        problems.push(format!("{}: the errors received are {:?}, expected [String({:?})]", at, errors, panicked(first)));
+    // A subscriber's panic (`fails`) reaches its own error closure as a
+    // failure of the subscription (Signal::start's doc); forwarded, as any
+    // error, it reaches the recorder as a string.
+    let own = SUBSCRIBER_ERRORS.with(|errors| errors.take());
+    if case.fails.is_some() && out.contains('#') && own != [AnyValue::Failure(panicked(first))] {
+        problems.push(format!("{}: the failing subscriber's error closure received {:?}, expected [Failure({:?})]", at, own, panicked(first)));
+    }
+    let expected = AnyValue::String(panicked(first));
+    if out.contains('#') && errors != [expected.clone()] {
+        problems.push(format!("{}: the errors received are {:?}, expected [{:?}]", at, errors, expected));
     }
     problems
 }
@@ -755,6 +776,33 @@ fn play_on(
                     subscriber.as_ref().unwrap().put_next(put).unwrap();
                 }
             }
+        });
+    }
+    if let Some(trigger) = case.fails {
+        // The subscriber (a subscription's next closure, which may panic)
+        // forwards to the recorder's, then panics at the trigger's value.
+        let on = table.get(&trigger).cloned().ok_or_else(|| format!("{}: `fails`: `{}` stands for no value", case.at, trigger))?;
+        let upstream = signal.clone();
+        signal = Signal::create(move |subscriber: rsignalkit::Subscriber<AnyValue>| {
+            let (a, b, c) = (subscriber.clone(), subscriber.clone(), subscriber);
+            let on = on.clone();
+            upstream
+                .start(
+                    Observer::new()
+                        .next(move |v| {
+                            a.put_next(&v).unwrap();
+                            if v == on {
+                                fail(trigger.to_string());
+                            }
+                        })
+                        .error(move |e| {
+                            SUBSCRIBER_ERRORS.with(|errors| errors.borrow_mut().push(e.clone()));
+                            b.put_error(&e).unwrap()
+                        })
+                        .completed(move || c.put_completion().unwrap()),
+                )
+                .unwrap()
+                .into_disposable()
         });
     }
     if case.dropped.is_some() && !bounded.used {
