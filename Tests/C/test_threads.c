@@ -671,6 +671,83 @@ Test(threads, nothing_follows_the_terminal_event_under_eight_putting_threads, .t
     expect_no_live_objects(0);
 }
 
+/* The same rule for a failing subscriber (sk_signal_start_failable): eight
+ * threads put into one subscription whose value callback fails when it
+ * receives FAILING_AT (each thread puts it once: the first failure ends the
+ * stream, the others find it ended). The error callback runs once, never
+ * while a value callback runs, and no value callback begins after it; the
+ * error is the one given; the release runs once. (The schedule explorer
+ * runs this: make test-explore.) */
+enum { FAILING_ROUNDS = 200, FAILING_AT = 20 };
+
+typedef struct failing_round {
+    order_round order;
+    int wrong_errors;
+    int releases;
+} failing_round;
+
+static void failing_next(void *ctx, const sk_value *value) {
+    failing_round *f = ctx;
+    order_next(&f->order, value);
+    if (value_int(value) == FAILING_AT) {
+        sk_value error = int_value(-FAILING_AT);
+        SK_OK_OR_ABORT(sk_callback_fail(&error));
+    }
+}
+
+static void failing_error(void *ctx, const sk_value *error) {
+    failing_round *f = ctx;
+    if (value_int(error) != -FAILING_AT) {
+        __atomic_add_fetch(&f->wrong_errors, 1, __ATOMIC_SEQ_CST);
+    }
+    order_terminal(&f->order);
+}
+
+static void failing_release(void *ctx) {
+    failing_round *f = ctx;
+    __atomic_add_fetch(&f->releases, 1, __ATOMIC_SEQ_CST);
+}
+
+Test(threads, failing_subscriber_ends_once_under_eight_putting_threads, .timeout = SK_TEST_TIMEOUT) {
+    for (int round = 0; round < FAILING_ROUNDS; round++) {
+        start_line line;
+        start_line_init(&line, ORDER_PUTTERS);
+        failing_round f;
+        memset(&f, 0, sizeof f);
+        f.order.line = &line;
+        sk_signal *signal = NULL;
+        if (round % 2 == 0) {
+            SK_OK_OR_FAIL(sk_pipe_create(&f.order.pipe, false));
+            SK_OK_OR_FAIL(sk_pipe_signal(&signal, f.order.pipe));
+        } else {
+            SK_OK_OR_FAIL(sk_signal_create(&signal, order_generator, &f.order, NULL));
+        }
+        sk_observer observer = {failing_next, failing_error, order_completed, &f, failing_release};
+        sk_disposable *d = NULL;
+        SK_OK_OR_FAIL(sk_signal_start_failable(&d, signal, &observer, round % 4 >= 2));
+        pthread_t threads[ORDER_PUTTERS];
+        for (int i = 0; i < ORDER_PUTTERS; i++) {
+            cr_assert_eq(pthread_create(&threads[i], NULL, order_put, &f.order), 0);
+        }
+        for (int i = 0; i < ORDER_PUTTERS; i++) {
+            pthread_join(threads[i], NULL);
+        }
+        cr_assert_eq(f.order.terminals, 1, "round %d: %d terminal events", round, f.order.terminals);
+        cr_assert_eq(f.wrong_errors, 0, "round %d: an error other than the failure's", round);
+        cr_assert_eq(f.order.overlaps, 0, "round %d: the error callback ran while a value callback ran", round);
+        cr_assert_eq(f.order.late_values, 0, "round %d: %d value callbacks began after the error one", round,
+                     f.order.late_values);
+        sk_disposable_release(d);
+        cr_assert_eq(__atomic_load_n(&f.releases, __ATOMIC_SEQ_CST), 1, "round %d: the release ran %d times", round,
+                     f.releases);
+        sk_signal_release(signal);
+        sk_subscriber_release(f.order.subscriber);
+        sk_pipe_release(f.order.pipe);
+        start_line_destroy(&line);
+    }
+    expect_no_live_objects(0);
+}
+
 /* The delivering thread reads the pipe's list of subscriptions while other
  * threads change it: subscriptions made and disposed (enough to move the
  * list to new storage), then the terminal event (which empties it), all
