@@ -184,6 +184,7 @@ class Case:
     out: str = ""
     also: list[tuple[int, int | None, str]] = field(default_factory=list)
     dispose: int | None = None
+    fails: bool = False  # `fails C`: the subscriber's own callback fails
 
 
 def read_cases(folder: str = MARBLES) -> list[Case]:
@@ -213,6 +214,8 @@ def read_cases(folder: str = MARBLES) -> list[Case]:
                 elif words[0] == "also":
                     case.also.append((int(words[1]), None if words[2] == "-" else int(words[2]),
                                       line.split(None, 3)[3] if len(words) > 3 else ""))
+                elif words[0] == "fails":
+                    case.fails = True
                 elif words[0] == "dispose":
                     case.dispose = int(words[1])
                 elif words[0] == "end":
@@ -248,8 +251,9 @@ def events(diagram: str, values: dict[str, Any]) -> list[tuple[int, str, Any]]:
 def usable(case: Case, op: str) -> bool:
     """A case of the operator alone, or followed by a `take` (an operator
     that starts again for ever), with no disposal, and no callback that
-    fails (`!`: the examples' functions cannot)."""
-    return (case.ops[0][0] == op and (len(case.ops) == 1 or (len(case.ops) == 2 and case.ops[1][0] == "take"))
+    fails (`!`, or the subscriber's own: `fails`; the examples' functions
+    cannot)."""
+    return (bool(case.ops) and not case.fails and case.ops[0][0] == op and (len(case.ops) == 1 or (len(case.ops) == 2 and case.ops[1][0] == "take"))
             and case.dispose is None and all(to is None for _, to, _ in case.also)
             and not any("!" in word for words in case.ops for word in words))
 
