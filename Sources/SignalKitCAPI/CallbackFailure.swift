@@ -180,15 +180,26 @@ class SKFailureEnd: @unchecked Sendable {
     /// The upstream's error, unless the subscription already ended.
     final func forwardError(_ failure: SKValue) {
         if self.claim() {
-            self.error?(failure)
+            self.deliverError(failure)
         }
     }
 
     /// The upstream's completion, unless the subscription already ended.
     final func forwardCompletion() {
         if self.claim() {
-            self.completed?()
+            self.deliverCompletion()
         }
+    }
+
+    /// Calls the downstream's error callback (the one terminal event let
+    /// through); a subclass holding C callbacks of its own calls those.
+    func deliverError(_ failure: SKValue) {
+        self.error?(failure)
+    }
+
+    /// Calls the downstream's completion callback (see `deliverError`).
+    func deliverCompletion() {
+        self.completed?()
     }
 
     /// Ends the subscription with `failure`, a callback's: no value passes
@@ -209,13 +220,107 @@ class SKFailureEnd: @unchecked Sendable {
         if liveness.canBeDisposed {
             _ = liveness.end(delivering: {
                 if self.claim() {
-                    self.error?(failure)
+                    self.deliverError(failure)
                 }
             })
             return
         }
         if self.claim() {
-            self.error?(failure)
+            self.deliverError(failure)
+        }
+    }
+}
+
+/// The observer of sk_signal_start_failable over a signal that is no run of
+/// C stages (the usual case: a pipe, an operator's result): the observer's
+/// callbacks, and the subscription's end (`SKFailureEnd`), in one object,
+/// the one context of the closures the subscription holds (as `SKObserver`
+/// is for sk_signal_start): its value callback runs as a run of callbacks of
+/// its own, which a call of sk_callback_fail fails; `release(ctx)` runs when
+/// the subscription lets go of it, after the last callback has returned.
+///
+/// Thread-safety: immutable but for the base's `liveness` (set once, before
+/// any value arrives) and its atomic flag.
+final class SKFailableObserver: SKFailureEnd, @unchecked Sendable {
+    let next: sk_next_fn
+    let errorFunction: sk_error_fn?
+    let completedFunction: sk_completed_fn?
+    let ctx: UnsafeMutableRawPointer?
+    let releaseFunction: sk_release_fn?
+
+    init(_ observer: sk_observer, next: sk_next_fn) {
+        self.next = next
+        self.errorFunction = observer.error
+        self.completedFunction = observer.completed
+        self.ctx = observer.ctx
+        self.releaseFunction = observer.release
+        super.init(error: nil, completed: nil)
+        liveObjectCount.wrappingAdd(1, ordering: .relaxed)
+        // In the registry, for sk_live_objects_report, while handle checking
+        // is on (as `SKObserver`).
+        if HandleRegistry.isEnabled {
+            let address = UInt(bitPattern: Unmanaged.passUnretained(self).toOpaque())
+            HandleRegistry.register(address)
+            HandleRegistry.noteMaker(address, "sk_signal_start_failable")
+        }
+    }
+
+    deinit {
+        if HandleRegistry.isEnabled {
+            HandleRegistry.unregister(UInt(bitPattern: Unmanaged.passUnretained(self).toOpaque()))
+        }
+        liveObjectGone()
+        self.releaseFunction?(self.ctx)
+    }
+
+    override func deliverError(_ failure: SKValue) {
+        if let function = self.errorFunction {
+            failure.withC { function(self.ctx, $0) }
+        }
+    }
+
+    override func deliverCompletion() {
+        self.completedFunction?(self.ctx)
+    }
+
+    /// One value: the callback's call as a run of its own; a failure ends
+    /// the subscription (`SKFailureEnd.fail`).
+    @inline(__always)
+    func deliver(_ value: SKValue) {
+        withCallbackRun { run in
+            value.withC { self.next(self.ctx, $0) }
+            if _slowPath(run.failed) {
+                self.fail(run.takeFailure())
+            }
+        }
+    }
+
+    /// Starts `signal` with this observer.
+    func start(_ signal: CSignal) -> any Disposable {
+        return signal.startFusing({ liveness in self.valueCallback(liveness) },
+                                  error: self.errorFunction == nil ? nil : { self.forwardError($0) },
+                                  completed: self.completedFunction == nil ? nil : { self.forwardCompletion() })
+    }
+
+    /// The value callback for the subscription whose liveness is `liveness`
+    /// (see `failableOperator`: over a constant source, which nothing can
+    /// dispose, values pass only while the end has not ended). Generic, as
+    /// `observingNext` is, so that no conversion thunk stands between the
+    /// delivery and the callback.
+    @inline(never)
+    private func valueCallback<T>(_ liveness: _SubscriberLiveness) -> (T) -> Void {
+        // Invariant (the library's own): its only caller starts SKValue signals.
+        precondition(T.self == SKValue.self, "a C observer of values other than SKValue")
+        self.liveness = liveness
+        if liveness.canBeDisposed {
+            return { value in
+                self.deliver(unsafeBitCast(value, to: SKValue.self))
+            }
+        }
+        return { value in
+            if !self.hasEnded {
+                self.deliver(unsafeBitCast(value, to: SKValue.self))
+            }
         }
     }
 }

@@ -58,8 +58,12 @@ class SKDisposable: SKObject, SKObserverFields, _BroadcasterTerminalReceiver {
         case dict
     }
 
-    // `kind` first: it fits beside the base's flags.
+    // `kind` first: it fits beside the base's flags, and so does `failable`.
     final let kind: Kind
+    /// Started by sk_signal_start_failable over absorbed stages: the
+    /// observer's value callback runs inside the stages' run of callbacks,
+    /// and a call of sk_callback_fail there ends the subscription (`fail`).
+    private final let failable: Bool
     /// Nil only while a disposable that observes is being started (see
     /// `start`): no placeholder to retain and release.
     @exclusivity(unchecked) private final var started: (any Disposable)?
@@ -98,6 +102,7 @@ class SKDisposable: SKObject, SKObserverFields, _BroadcasterTerminalReceiver {
         self.started = disposable
         self.next = nil
         self.ctx = nil
+        self.failable = false
         self.absorbed = nil
         self.liveness = nil
         super.init(fastKind: .disposable)
@@ -107,12 +112,13 @@ class SKDisposable: SKObject, SKObserverFields, _BroadcasterTerminalReceiver {
     /// with `ctx`, before it starts: `start` sets the disposable. With
     /// `stages`, the handle runs them before the callback (see above).
     /// `counted` as for `SKObject`.
-    init(observing next: sk_next_fn?, ctx: UnsafeMutableRawPointer?, stages: SKStageRun? = nil, counted: Bool = true) {
+    init(observing next: sk_next_fn?, ctx: UnsafeMutableRawPointer?, stages: SKStageRun? = nil, failable: Bool = false, counted: Bool = true) {
         self.kind = .plain
+        self.failable = failable
         self.started = nil
         self.next = next
         self.ctx = ctx
-        self.absorbed = stages.map(SKAbsorbedStages.init)
+        self.absorbed = failable && stages == nil ? SKAbsorbedStages.observerOnly : stages.map(SKAbsorbedStages.init)
         self.liveness = nil
         super.init(counted: counted, fastKind: .disposable)
     }
@@ -206,6 +212,11 @@ class SKDisposable: SKObject, SKObserverFields, _BroadcasterTerminalReceiver {
         // starts SKValue signals (`CSignal`); nothing a caller does can change that.
         precondition(T.self == SKValue.self, "a C stage over values other than SKValue")
         self.liveness = liveness
+        if case .observerOnly? = self.absorbed {
+            return { value in
+                self.deliverFailable(unsafeBitCast(value, to: SKValue.self))
+            }
+        }
         return { value in
             self.deliver(unsafeBitCast(value, to: SKValue.self))
         }
@@ -220,6 +231,8 @@ class SKDisposable: SKObject, SKObserverFields, _BroadcasterTerminalReceiver {
         // Invariant: only a handle made with stages starts absorbing, and
         // the liveness is set before the source can deliver.
         switch self.absorbed.unsafelyUnwrapped {
+        case .observerOnly:
+            self.deliverFailable(value) // never: its own callback (`absorbing`)
         case .one(var stage):
             withUnsafeMutablePointer(to: &stage) {
                 self.deliver(value, through: UnsafeMutableBufferPointer(start: $0, count: 1))
@@ -237,7 +250,15 @@ class SKDisposable: SKObject, SKObserverFields, _BroadcasterTerminalReceiver {
         var mapped = false
         let passes = withCallbackRun { callbacks in
             if SKStageChain.run(stages, liveness, callbacks, &current, &owned, &mapped) {
-                return true
+                guard self.failable, let next = self.next else {
+                    return true
+                }
+                // A failable observer's call, inside the run.
+                SKValue.withCIn(&current) { next(self.ctx, $0) }
+                if _slowPath(callbacks.failed) {
+                    self.fail(callbacks.takeFailure(), liveness)
+                }
+                return false
             }
             if _slowPath(callbacks.failed) {
                 self.fail(callbacks.takeFailure(), liveness)
@@ -249,6 +270,22 @@ class SKDisposable: SKObject, SKObserverFields, _BroadcasterTerminalReceiver {
         }
         // A map's heap result, released once the callback has returned.
         owned?.release()
+    }
+
+    /// A failable observer's value over a signal that is no run: the
+    /// callback's call as a run of callbacks of its own.
+    @inline(__always)
+    private final func deliverFailable(_ value: SKValue) {
+        let liveness = self.liveness.unsafelyUnwrapped
+        withCallbackRun { callbacks in
+            // Invariant: a failable handle without stages has a value
+            // callback (sk_signal_start_failable makes one only then).
+            let next = self.next.unsafelyUnwrapped
+            value.withC { next(self.ctx, $0) }
+            if _slowPath(callbacks.failed) {
+                self.fail(callbacks.takeFailure(), liveness)
+            }
+        }
     }
 
     /// A stage's callback failed (sk_callback_fail): the subscription ends
@@ -335,14 +372,14 @@ final class SKHeldDisposable: SKDisposable {
 
     /// The handle of a subscription observed by `observer`, before it
     /// starts (see `SKDisposable.init(observing:ctx:stages:counted:)`).
-    init(observing observer: sk_observer, stages: SKStageRun? = nil) {
+    init(observing observer: sk_observer, stages: SKStageRun? = nil, failable: Bool = false) {
         self.heldError = observer.error
         self.heldCompleted = observer.completed
         self.releaseFunction = observer.release
         if observer.release != nil {
             liveObjectCount.wrappingAdd(1, ordering: .relaxed)
         }
-        super.init(observing: observer.next, ctx: observer.ctx, stages: stages, counted: observer.release == nil)
+        super.init(observing: observer.next, ctx: observer.ctx, stages: stages, failable: failable, counted: observer.release == nil)
     }
 
     deinit {
@@ -356,6 +393,9 @@ final class SKHeldDisposable: SKDisposable {
 
 /// The run of stages a subscription's handle absorbed (see `SKDisposable`).
 enum SKAbsorbedStages {
+    /// No stage: a failable observer's value callback over a signal that is
+    /// no run (sk_signal_start_failable), called as a run of its own.
+    case observerOnly
     /// A run of one stage, copied: the handle holds nothing of the signal.
     case one(SKStage)
     /// A longer run: its chain, retained by `init` and released by the

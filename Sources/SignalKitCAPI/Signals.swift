@@ -550,10 +550,47 @@ public func sk_signal_start_failable(_ out: UnsafeMutablePointer<OpaquePointer?>
     // observer (its terminal callbacks, context and release) observes the
     // run as sk_signal_start's observer would.
     let downstream = linkedDownstream(handle)
-    let stages = SKStages(over: handle, .observe(next, fields.ctx), holding: nil)
-    fields.next = nil
     let function: StaticString = "sk_signal_start_failable"
-    if let out, held != 0 || fields.release == nil, !HandleRegistry.isEnabled {
+    let holds = out != nil && (held != 0 || fields.release == nil) && !HandleRegistry.isEnabled
+    if !holds, handle.stages == nil, downstream == nil {
+        // No run of stages to join, nothing held by the disposable: the
+        // observer and the subscription's end in one object.
+        let observer = SKFailableObserver(fields, next: next)
+        let disposable = observer.start(handle.signal)
+        out?.pointee = SKDisposable(disposable, kind: .plain).retainedHandle(madeBy: function)
+        return SKOK
+    }
+    if holds, let out, downstream == nil, handle.stages == nil {
+        // The handle calls the observer's callback as a run of its own
+        // (`SKAbsorbedStages.observerOnly`).
+        let subscription = makeObservingHandle(fields, stages: nil, failable: true)
+        switch SKUpstream(handle) {
+        case .signal(let upstream):
+            subscription.start(subscription.startAbsorbing(upstream))
+        case .pipe(let source):
+            subscription.start(subscription.startAbsorbing(source))
+        }
+        out.pointee = subscription.retainedHandle(madeBy: function)
+        return SKOK
+    }
+    if holds, let out, downstream == nil, let absorbed = handle.stages, !absorbed.run.hasReleaseFunction {
+        // The handle runs the signal's stages, then the observer's callback
+        // inside their run (`SKDisposable.failable`): nothing more made.
+        let subscription = makeObservingHandle(fields, stages: absorbed.run, failable: true)
+        switch absorbed.upstream {
+        case .signal(let upstream):
+            subscription.start(subscription.startAbsorbing(upstream))
+        case .pipe(let source):
+            subscription.start(subscription.startAbsorbing(source))
+        }
+        out.pointee = subscription.retainedHandle(madeBy: function)
+        return SKOK
+    }
+    // Over a signal that is no run, a run of one (nothing more made).
+    let stage = SKStage.observe(next, fields.ctx)
+    let stages = handle.stages == nil ? SKStages(over: handle, stage) : SKStages(over: handle, stage, holding: nil)
+    fields.next = nil
+    if holds, let out {
         // Held by the disposable handed out, as sk_signal_start_held's (and
         // sk_signal_start's without release function) is.
         if downstream == nil, !stages.run.hasReleaseFunction {
@@ -656,11 +693,11 @@ private func startHeldObserver(_ fields: sk_observer, _ handle: SKSignal, functi
 /// for a value callback alone (eleven words), an `SKHeldDisposable` when
 /// there is more to hold.
 @inline(__always)
-private func makeObservingHandle(_ fields: sk_observer, stages: SKStageRun?) -> SKDisposable {
+private func makeObservingHandle(_ fields: sk_observer, stages: SKStageRun?, failable: Bool = false) -> SKDisposable {
     if fields.error == nil && fields.completed == nil && fields.release == nil {
-        return SKDisposable(observing: fields.next, ctx: fields.ctx, stages: stages)
+        return SKDisposable(observing: fields.next, ctx: fields.ctx, stages: stages, failable: failable)
     }
-    return SKHeldDisposable(observing: fields, stages: stages)
+    return SKHeldDisposable(observing: fields, stages: stages, failable: failable)
 }
 
 @c @implementation

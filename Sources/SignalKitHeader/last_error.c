@@ -49,8 +49,4 @@ _Thread_local sk__generator_link sk__generator_link_slot __attribute__((tls_mode
 
 /* The state of operator callbacks of this thread (signalkit_internal.h,
  * sk__callback_state; sk_callback_fail() in signalkit.h). */
-static _Thread_local sk__callback_state sk__callback_state_slot;
-
-sk__callback_state *sk__callback_state_here(void) {
-    return &sk__callback_state_slot;
-}
+_Thread_local sk__callback_state sk__callback_state_slot __attribute__((tls_model("initial-exec")));

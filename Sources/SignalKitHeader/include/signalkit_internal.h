@@ -85,9 +85,15 @@ typedef struct sk__callback_state {
 } sk__callback_state;
 
 /* The calling thread's sk__callback_state. A run of operator callbacks
- * reaches it once: one call (with -mtls-dialect=gnu2, as the Makefile
- * builds the release library, about ten instructions; a thread-local of
- * a shared library is reached through a call either way). */
-sk__callback_state *sk__callback_state_here(void);
+ * reaches it once, inline: initial-exec, as sk__generator_link_slot (every
+ * value through a failable observer or a run of stages reaches it; through
+ * a call, with -mtls-dialect=gnu2, it cost about ten instructions a run,
+ * and these 32 bytes fit in the static TLS a dlopen'ed library may take
+ * beside the generator link's 16). */
+extern _Thread_local sk__callback_state sk__callback_state_slot __attribute__((tls_model("initial-exec")));
+
+static inline __attribute__((always_inline)) sk__callback_state *sk__callback_state_here(void) {
+    return &sk__callback_state_slot;
+}
 
 #endif
