@@ -35,8 +35,9 @@ test-rust: stage ## the Rust crates' tests (cargo test: unit, doc, compile-fail,
 	$(RUST_CARGO) test --offline --quiet
 	$(RUST_CARGO) test --offline --quiet -p rsignalkit --features ffi --test ffi
 	# The failure table again with handle checking on: a subscription's
-	# disposable is then an object of its own, which the observer holds
-	# (signal.rs, ObserverCtx::link).
+	# disposable is then an object of its own, not the observer
+	# (sk_signal_start_failable's other path, signalkit.h at
+	# sk_signal_start_held).
 	cd Sources/rust && SIGNALKIT_CHECK_HANDLES=1 $(RUST_ENV) $(CARGO) test --offline --quiet -p rsignalkit --test panics
 	if $(CARGO) clippy --version >/dev/null 2>&1; then $(RUST_CARGO) clippy --offline --all-targets --quiet -- -D warnings; \
 		else echo "test-rust: no clippy here: lint skipped"; fi

@@ -39,14 +39,21 @@ fn thread_token() -> usize {
 /// subscription ended): no thread's token, as those are addresses.
 pub(crate) const CLOSED: usize = 1;
 
+/// The lock word of a [`FnCell`] whose subscription is ending (its next
+/// closure failed, and the library delivers the end after the value calls
+/// in flight): a value never takes it again, the end does
+/// ([`try_enter_end`](FnCell::try_enter_end)). No thread's token either.
+pub(crate) const ENDING: usize = 2;
+
 /// A closure called through C, at most one call at a time.
 ///
 /// Its lock is one word, the token of the thread inside a call (0: none;
-/// [`CLOSED`]: no call any more): taking it is one compare-and-swap, whose
-/// failure also tells a call that re-enters the closure from inside itself
-/// (the word holds the caller's own token) and a closed cell from a call on
-/// another thread, which waits, parked on `park` (a mutex and a condition
-/// variable used only then). Letting it go is one store and one load: of
+/// [`CLOSED`]: no call any more; [`ENDING`]: only the end's call):
+/// taking it is one compare-and-swap, whose failure also tells a call that
+/// re-enters the closure from inside itself (the word holds the caller's
+/// own token) and a closed or ending cell from a call on another thread,
+/// which waits, parked on `park` (a mutex and a condition variable used
+/// only then). Letting it go is one store and one load: of
 /// `attention`, the count of what the thread that lets go must see to
 /// (callers parked, and the events a subscription kept for after the call:
 /// [`flag`](FnCell::flag)), 0 on the per-value path.
@@ -78,7 +85,7 @@ impl<F> FnCell<F> {
             if current == me {
                 return Err(reentered());
             }
-            self.wait_for(me);
+            self.wait_for(me, false);
         }
         // Safety: `owner` holds this thread's token: no other call reaches
         // the closure until `leave`.
@@ -91,10 +98,19 @@ impl<F> FnCell<F> {
 
     /// Takes the closure for the thread of token `me` if it is free;
     /// Err(what the word holds: the token of the thread inside a call, `me`
-    /// for a re-entry, or [`CLOSED`]).
+    /// for a re-entry, [`CLOSED`] or [`ENDING`]).
     #[inline(always)]
     pub(crate) fn try_enter(&self, me: usize) -> Result<(), usize> {
         self.owner.compare_exchange(0, me, Ordering::Acquire, Ordering::Relaxed).map(|_| ())
+    }
+
+    /// [`try_enter`](FnCell::try_enter) for the end of a subscription,
+    /// which also takes an [`ENDING`] cell; Err never holds [`ENDING`].
+    pub(crate) fn try_enter_end(&self, me: usize) -> Result<(), usize> {
+        match self.try_enter(me) {
+            Err(ENDING) => self.owner.compare_exchange(ENDING, me, Ordering::Acquire, Ordering::Relaxed).map(|_| ()),
+            taken => taken,
+        }
     }
 
     /// The closure, for the thread that took it.
@@ -129,7 +145,21 @@ impl<F> FnCell<F> {
     /// answers [`CLOSED`]); the callers parked are woken to see it.
     #[cold]
     pub(crate) fn close(&self) {
-        self.owner.store(CLOSED, Ordering::Release);
+        self.let_go_as(CLOSED);
+    }
+
+    /// Lets the closure go to the end of its subscription alone: a value's
+    /// call never takes it again (`try_enter` answers [`ENDING`]), the
+    /// end's does ([`try_enter_end`](FnCell::try_enter_end)); the callers
+    /// parked are woken to see it.
+    #[cold]
+    pub(crate) fn let_go_to_the_end(&self) {
+        self.let_go_as(ENDING);
+    }
+
+    /// Stores `word` ([`CLOSED`], [`ENDING`]) and wakes every caller parked.
+    fn let_go_as(&self, word: usize) {
+        self.owner.store(word, Ordering::Release);
         if self.attention.load(Ordering::SeqCst) > 0 {
             drop(self.park.lock().unwrap_or_else(PoisonError::into_inner));
             self.wake.notify_all();
@@ -148,16 +178,19 @@ impl<F> FnCell<F> {
     }
 
     /// Waits, parked, until the closure is free, and takes it: true; false
-    /// when the cell was closed (nothing taken).
+    /// when the cell was closed, or is ending and `end` is false (nothing
+    /// taken). `end`: the call is a subscription's end, which takes an
+    /// ending cell ([`try_enter_end`](FnCell::try_enter_end)).
     #[cold]
     #[inline(never)]
-    pub(crate) fn wait_for(&self, me: usize) -> bool {
+    pub(crate) fn wait_for(&self, me: usize, end: bool) -> bool {
         self.attention.fetch_add(1, Ordering::SeqCst);
         let mut parked = self.park.lock().unwrap_or_else(PoisonError::into_inner);
         let taken = loop {
-            match self.try_enter(me) {
+            let attempt = if end { self.try_enter_end(me) } else { self.try_enter(me) };
+            match attempt {
                 Ok(()) => break true,
-                Err(CLOSED) => break false,
+                Err(CLOSED) | Err(ENDING) => break false,
                 Err(_) => parked = self.wake.wait_timeout(parked, PARK_TIMEOUT).unwrap_or_else(PoisonError::into_inner).0,
             }
         };

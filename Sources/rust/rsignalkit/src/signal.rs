@@ -1,15 +1,14 @@
 //! Signals, subscribers, subscriptions and disposables.
 use std::marker::PhantomData;
-use std::sync::atomic::{AtomicPtr, AtomicU8, Ordering};
 use std::sync::{Mutex, PoisonError};
 use std::os::raw::c_void;
 use std::ptr::{self, NonNull};
 use std::{fmt, mem};
 
-use crate::callback::{catching, catching_on, ctx_ref, current_thread, into_ctx, release_ctx, report_failure, FnCell, FnShared, CLOSED};
+use crate::callback::{catching, catching_on, ctx_ref, current_thread, into_ctx, release_ctx, report_failure, FnCell, FnShared, CLOSED, ENDING};
 use crate::error::{check, Error};
 use crate::sys;
-use crate::value::{conversion_message, error_value, AnyValue, RawValue, Value, ValueRef};
+use crate::value::{conversion_message, error_value, failure_message, failure_value, AnyValue, RawValue, Value, ValueRef};
 
 /// A cold stream of `T`: nothing runs until it is started
 /// ([`subscribe`](Signal::subscribe), [`start`](Signal::start)); each start
@@ -219,37 +218,39 @@ impl<T: Value> Signal<T> {
     /// The error closure receives the error event's value: a panic in an
     /// operator's closure (a `map`, say) arrives as
     /// `AnyValue::String("panicked: MESSAGE")`. A value that does not
-    /// convert to `T`, or a panic in the next closure, disposes the
-    /// subscription (its upstream stops at once, also when detached) and
-    /// ends it with an [`AnyValue::Failure`] (its message) to the error
-    /// closure; nothing more is delivered. Without an error closure, the error goes to the failure
-    /// hook ([`crate::set_failure_hook`], `where` = `"unhandled error"`).
+    /// convert to `T`, or a panic in the next closure, ends the
+    /// subscription by the rule of every binding
+    /// (`sk_signal_start_failable`, `sk_callback_fail`): the next closure
+    /// receives nothing more; once the value calls in flight on other
+    /// threads have returned, the error closure receives an
+    /// [`AnyValue::Failure`] (its message), and the upstream is disposed
+    /// (it stops, also when detached); nothing more is delivered. A
+    /// dispose, or the upstream's own end, that comes first wins, as in C:
+    /// the failure is dropped then. Without an error closure, the error
+    /// goes to the failure hook ([`crate::set_failure_hook`], `where` =
+    /// `"unhandled error"`).
     pub fn start(&self, observer: Observer<T>) -> Result<Subscription, Error> {
         self.start_sink(observer)
     }
 
     fn start_sink<S: Sink<T>>(&self, sink: S) -> Result<Subscription, Error> {
-        // Safety: a query without arguments.
-        let checking = unsafe { sys::sk_handle_checking() };
-        let ctx = into_ctx(ObserverCtx::new(sink, checking));
+        let ctx = into_ctx(ObserverCtx::new(sink));
         let c_observer = sys::sk_observer {
             next: Some(observer_next::<T, S>),
             error: Some(observer_error::<T, S>),
             completed: if S::WANTS_COMPLETION { Some(observer_completed::<T, S>) } else { None },
             ctx,
-            release: Some(observer_release::<T, S>),
+            release: Some(release_ctx::<ObserverCtx<T, S>>),
         };
         let mut out = ptr::null_mut();
-        // Safety: the observer is copied; ctx is released by the library.
-        // The held start (the disposable may hold the observer, so the
-        // closures are dropped once the subscription has ended and the
-        // Subscription's handle is released, which its drop does) is the C
-        // API's cheapest start for an observer with a release function.
-        let status = unsafe { sys::sk_signal_start_held(&mut out, self.as_raw(), &c_observer) };
-        // Safety: the context lives until `started` says it may go (see
-        // `ObserverCtx::link`).
-        unsafe { ObserverCtx::<T, S>::started(ctx, checking, NonNull::new(out)) };
-        check(status)?;
+        // Safety: the observer is copied; ctx is released by the library,
+        // also when the call fails. Held (the disposable may hold the
+        // observer, so the closures are dropped once the subscription has
+        // ended and the Subscription's handle is released, which its drop
+        // does), as sk_signal_start_held's, the C API's cheapest start for
+        // an observer with a release function; failable, so that a failure
+        // of the next closure ends the subscription (`fail_entered`).
+        check(unsafe { sys::sk_signal_start_failable(&mut out, self.as_raw(), &c_observer, 1) })?;
         Ok(Subscription { raw: NonNull::new(out), detached: false })
     }
 
@@ -451,9 +452,17 @@ fn unhandled(error: &AnyValue) {
 /// A subscription's closures, and the events delivered to them from inside
 /// one of them on the same thread (a next closure that puts into its own
 /// source): those wait, in order, until the running call has returned, as
-/// an FnMut cannot be re-entered. Once the subscription has ended (its
-/// error or completion delivered, a value not of type `T`, a panic of the
-/// next closure), the cell is closed: nothing reaches the sink after.
+/// an FnMut cannot be re-entered.
+///
+/// The subscription is started by `sk_signal_start_failable`: when the
+/// next closure fails (a panic, a value not of type `T`), the callback
+/// calls `sk_callback_fail` and returns, and the library ends the
+/// subscription by the one rule of every binding (the error waits for the
+/// value calls in flight, reaches `observer_error`, the upstream is
+/// disposed). The cell is left ending meanwhile ([`FnCell::let_go_to_the_end`]):
+/// a value call in flight on another thread, parked for the closure, finds
+/// it refused, the end takes it. Once the error or the completion has
+/// been delivered the cell is closed: nothing reaches the sink after.
 struct ObserverCtx<T, S> {
     cell: FnCell<S>,
     _values: PhantomData<fn(T)>,
@@ -461,53 +470,6 @@ struct ObserverCtx<T, S> {
     /// `Vec`, not a `VecDeque`: it is empty but for re-entrant deliveries,
     /// and an empty `Vec` costs nothing to drop.
     pending: Mutex<Vec<Pending>>,
-    /// The subscription's disposable, which a failure of the next closure
-    /// disposes (the upstream stops, as after any end: docs/semantics.md):
-    /// null until the start has returned it, [`LINK_ENDED`] once a failure
-    /// took it (or came before it was known: then the start disposes it).
-    /// Without handle checking it is the observer itself (the held start,
-    /// signalkit.h), so it lives while a callback of this context runs and
-    /// is not retained (a reference would keep the observer alive for
-    /// ever). With handle checking the disposable is an object of its own,
-    /// which the user may release while the subscription goes on: this
-    /// context holds a reference to it, let go when the context goes (it
-    /// goes when the subscription ends: no cycle).
-    link: AtomicPtr<sys::sk_disposable>,
-    /// Whether `link` is a reference of this context's (handle checking).
-    retains_link: bool,
-    /// With handle checking, [`STARTING`] until the start has stored the
-    /// link, and [`RELEASED`] once the library has released the context:
-    /// a subscription that ends during its start releases the context
-    /// before the start returns, and the start still writes to it (the
-    /// last of the two drops it). Without handle checking the disposable
-    /// the start returns holds the context: it lives.
-    life: AtomicU8,
-}
-
-/// [`ObserverCtx::link`] once a failure of the next closure took it.
-const LINK_ENDED: *mut sys::sk_disposable = 1 as *mut sys::sk_disposable;
-/// [`ObserverCtx::life`]: the start has not stored the link yet.
-const STARTING: u8 = 1;
-/// [`ObserverCtx::life`]: the library released the context.
-const RELEASED: u8 = 2;
-
-/// The release of an [`ObserverCtx`] (see `ObserverCtx::life`).
-unsafe extern "C" fn observer_release<T: Value, S: Sink<T>>(ctx: *mut c_void) {
-    let observer = ctx_ref::<ObserverCtx<T, S>>(ctx);
-    if observer.retains_link && observer.life.fetch_or(RELEASED, Ordering::AcqRel) & STARTING != 0 {
-        return; // the start drops it
-    }
-    release_ctx::<ObserverCtx<T, S>>(ctx)
-}
-
-impl<T, S> Drop for ObserverCtx<T, S> {
-    fn drop(&mut self) {
-        let link = *self.link.get_mut();
-        if self.retains_link && !link.is_null() && link != LINK_ENDED {
-            // Safety: this context's reference.
-            unsafe { sys::sk_disposable_release(link) }
-        }
-    }
 }
 
 enum Pending {
@@ -524,71 +486,14 @@ enum Event<'a> {
 }
 
 impl<T: Value, S: Sink<T>> ObserverCtx<T, S> {
-    fn new(sink: S, checking: bool) -> ObserverCtx<T, S> {
-        ObserverCtx {
-            cell: FnCell::new(sink),
-            _values: PhantomData,
-            pending: Mutex::new(Vec::new()),
-            link: AtomicPtr::new(ptr::null_mut()),
-            retains_link: checking,
-            life: AtomicU8::new(if checking { STARTING } else { 0 }),
-        }
-    }
-
-    /// After the start of the context `ctx` (made with handle checking
-    /// `checking`): stores the subscription's disposable (`disposable`; None
-    /// when the start failed), or disposes it when the next closure failed
-    /// meanwhile; then lets the context go if the library released it
-    /// meanwhile (handle checking).
-    ///
-    /// # Safety
-    /// `ctx` is the context given to the start, which was released by the
-    /// library only through [`observer_release`].
-    #[inline]
-    unsafe fn started(ctx: *mut c_void, checking: bool, disposable: Option<NonNull<sys::sk_disposable>>) {
-        if !checking && disposable.is_none() {
-            return; // the failed start released the context
-        }
-        let observer = ctx_ref::<ObserverCtx<T, S>>(ctx);
-        if let Some(disposable) = disposable {
-            let raw = disposable.as_ptr();
-            let link = if observer.retains_link { sys::sk_disposable_retain(raw) } else { raw };
-            if observer.link.compare_exchange(ptr::null_mut(), link, Ordering::AcqRel, Ordering::Acquire).is_err() {
-                // The next closure failed during the start.
-                sys::sk_disposable_dispose(raw);
-                if observer.retains_link {
-                    sys::sk_disposable_release(link);
-                }
-            }
-        }
-        if observer.retains_link && observer.life.fetch_and(!STARTING, Ordering::AcqRel) & RELEASED != 0 {
-            release_ctx::<ObserverCtx<T, S>>(ctx)
-        }
-    }
-
-    /// A failure of the next closure (a panic, a value not converted):
-    /// disposes the subscription, so that its upstream stops, from inside
-    /// the callback (which the library allows). Before the start has
-    /// returned the disposable, the start disposes it.
-    #[cold]
-    fn dispose_upstream(&self) {
-        let link = self.link.swap(LINK_ENDED, Ordering::AcqRel);
-        if link.is_null() || link == LINK_ENDED {
-            return;
-        }
-        // Safety: the disposable is alive (see `link`).
-        unsafe {
-            sys::sk_disposable_dispose(link);
-            if self.retains_link {
-                sys::sk_disposable_release(link);
-            }
-        }
+    fn new(sink: S) -> ObserverCtx<T, S> {
+        ObserverCtx { cell: FnCell::new(sink), _values: PhantomData, pending: Mutex::new(Vec::new()) }
     }
 
     /// Delivers a value: the per-value path, inlined into the C callback,
     /// is a compare-and-swap that takes the closure (and fails for an
-    /// ended subscription, whose cell is closed), the kind check, the
-    /// closure, a store that lets it go and one load (of the cell's
+    /// ended subscription, whose cell is closed or ending), the kind check,
+    /// the closure, a store that lets it go and one load (of the cell's
     /// attention count). Everything else (another thread inside, a
     /// re-entry, the end, a value of another type, a panic, events kept or
     /// callers parked) is a call out of line that does the rest, so that
@@ -617,7 +522,7 @@ impl<T: Value, S: Sink<T>> ObserverCtx<T, S> {
             Ok(Some(())) => {}
             // Safety: as above.
             Ok(None) => return unsafe { out_of_line::not_converted::<T, S>(self, value.as_ptr()) },
-            Err(message) => return self.end_entered(AnyValue::Failure(message)),
+            Err(message) => return self.fail_entered(message),
         }
         if self.cell.leave() {
             // Safety: as above.
@@ -625,16 +530,38 @@ impl<T: Value, S: Sink<T>> ObserverCtx<T, S> {
         }
     }
 
-    /// Ends the subscription with `failure` (a value not converted, a
-    /// panic of the next closure), the closure taken, and closes the cell.
+    /// The next closure failed with `message` (a panic, a value not
+    /// converted), the closure taken by this thread. The events kept for
+    /// after the call go (no value reaches the sink after its failure), and
+    /// the failure goes to the library (`sk_callback_fail`), which ends the
+    /// subscription: the cell is left to the end alone.
+    ///
+    /// Where the library would drop the failure, the sink receives it here,
+    /// and the cell is closed: when an end was kept (delivered to this
+    /// subscription from inside the call, on this thread: the library's
+    /// end came first, and the sink has not seen it), and when no value
+    /// call of the library runs on this thread (`sk_callback_fail` refuses
+    /// then; the crate never calls the closure outside one, so it is a
+    /// safety net: the upstream then runs on until the `Subscription` goes,
+    /// its values refused).
     #[cold]
     #[inline(never)]
-    fn end_entered(&self, failure: AnyValue) {
+    fn fail_entered(&self, message: String) {
+        let kept = mem::take(&mut *self.pending.lock().unwrap_or_else(PoisonError::into_inner));
+        for _ in &kept {
+            self.cell.unflag();
+        }
+        if !kept.iter().any(|event| !matches!(event, Pending::Next(_))) {
+            if let Ok(error) = failure_value(&message) {
+                // Safety: a valid value, copied by the call.
+                if unsafe { sys::sk_callback_fail(error.as_ptr()) } == sys::SK_OK {
+                    return self.cell.let_go_to_the_end();
+                }
+            }
+        }
         // Safety: the caller took the cell; it is closed below.
-        let sink = unsafe { self.cell.entered() };
-        self.dispose_upstream();
-        fail(sink, failure);
-        self.end();
+        fail(unsafe { self.cell.entered() }, AnyValue::Failure(message));
+        self.cell.close();
     }
 
     /// Closes the cell (the subscription ended, the closure taken) and
@@ -651,13 +578,11 @@ impl<T: Value, S: Sink<T>> ObserverCtx<T, S> {
 
     /// A value that found the closure taken: by this thread (a re-entry:
     /// kept for after the call), by another (wait for it, then deliver),
-    /// or closed (the subscription ended: nothing to do).
+    /// or closed or ending (nothing to do).
     #[cold]
     #[inline(never)]
     fn next_contended(&self, me: usize, current: usize, value: ValueRef<'_>) {
-        if current != CLOSED {
-            self.handle(me, current, Event::Next(value));
-        }
+        self.handle(me, current, Event::Next(value));
     }
 
     /// What a thread that let the closure go must see to: a parked caller
@@ -669,43 +594,52 @@ impl<T: Value, S: Sink<T>> ObserverCtx<T, S> {
         self.deliver_waiting(me);
     }
 
+    /// Tries to take the closure for `event` on the thread of token `me`:
+    /// 0 when taken, else what the cell's word held (an end also takes an
+    /// ending cell).
+    fn try_take(&self, me: usize, event: Event<'_>) -> usize {
+        let taken = match event {
+            Event::Next(_) => self.cell.try_enter(me),
+            Event::Error(_) | Event::Completed => self.cell.try_enter_end(me),
+        };
+        taken.err().unwrap_or(0)
+    }
+
     /// Delivers an error or a completion (or a value, off the per-value
     /// path).
     fn deliver(&self, event: Event<'_>) {
         let me = current_thread();
-        let current = match self.cell.try_enter(me) {
-            Ok(()) => 0,
-            Err(current) => current,
-        };
-        self.handle(me, current, event);
+        self.handle(me, self.try_take(me, event), event);
     }
 
     /// Handles an event on the thread of token `me`; `current` is what the
     /// cell's word held when this thread tried to take it: 0 (taken), this
     /// thread's token (a re-entry: the event is kept for after the call),
-    /// [`CLOSED`] (ended: nothing to do), or another thread's (wait for it).
+    /// [`CLOSED`] or, for a value, [`ENDING`] (nothing to do), or another
+    /// thread's (wait for it).
     fn handle(&self, me: usize, current: usize, event: Event<'_>) {
         if current == me {
             return self.keep(event);
         }
-        if current == CLOSED || (current != 0 && !self.cell.wait_for(me)) {
+        let end = !matches!(event, Event::Next(_));
+        if current == CLOSED || current == ENDING || (current != 0 && !self.cell.wait_for(me, end)) {
             return;
         }
-        // Safety: taken; let go (or closed) below.
+        // Safety: taken; let go (or closed, or left to the end) below.
         let sink = unsafe { self.cell.entered() };
-        let failure = match event {
-            Event::Next(value) => match catching(|| T::from_value_fast(value).map(|v| sink.next(v))) {
-                Ok(Some(())) => None,
-                Ok(None) => {
-                    self.dispose_upstream();
-                    Some(AnyValue::Failure(conversion_message::<T>(value)))
-                }
-                Err(message) => {
-                    self.dispose_upstream();
-                    Some(AnyValue::Failure(message))
-                }
-            },
-            Event::Error(value) => Some(AnyValue::from_value(value)),
+        let error = match event {
+            Event::Next(value) => {
+                return match catching(|| T::from_value_fast(value).map(|v| sink.next(v))) {
+                    Ok(Some(())) => {
+                        if self.cell.leave() {
+                            self.attend(me);
+                        }
+                    }
+                    Ok(None) => self.fail_entered(conversion_message::<T>(value)),
+                    Err(message) => self.fail_entered(message),
+                };
+            }
+            Event::Error(value) => failure_message(value).map_or_else(|| AnyValue::from_value(value), AnyValue::Failure),
             Event::Completed => {
                 if let Err(message) = catching(|| sink.completed()) {
                     report_failure("completed", &message);
@@ -714,18 +648,9 @@ impl<T: Value, S: Sink<T>> ObserverCtx<T, S> {
                 return self.attend(me);
             }
         };
-        match failure {
-            None => {
-                if self.cell.leave() {
-                    self.attend(me);
-                }
-            }
-            Some(error) => {
-                fail(sink, error);
-                self.end();
-                self.attend(me);
-            }
-        }
+        fail(sink, error);
+        self.end();
+        self.attend(me);
     }
 
     /// Keeps an event delivered from inside a call of the closures on the
@@ -755,15 +680,12 @@ impl<T: Value, S: Sink<T>> ObserverCtx<T, S> {
                 pending.remove(0)
             };
             self.cell.unflag();
-            let current = match self.cell.try_enter(me) {
-                Ok(()) => 0,
-                Err(current) => current,
+            let event = match &kept {
+                Pending::Next(value) => Event::Next(value.as_ref()),
+                Pending::Error(value) => Event::Error(value.as_ref()),
+                Pending::Completed => Event::Completed,
             };
-            match &kept {
-                Pending::Next(value) => self.handle(me, current, Event::Next(value.as_ref())),
-                Pending::Error(value) => self.handle(me, current, Event::Error(value.as_ref())),
-                Pending::Completed => self.handle(me, current, Event::Completed),
-            }
+            self.handle(me, self.try_take(me, event), event);
         }
     }
 }
@@ -776,7 +698,7 @@ impl<T: Value, S: Sink<T>> ObserverCtx<T, S> {
 mod out_of_line {
     use super::{ObserverCtx, Sink};
     use crate::sys;
-    use crate::value::{conversion_message, AnyValue, Value, ValueRef};
+    use crate::value::{conversion_message, Value, ValueRef};
 
     /// A value that found the closure taken (see
     /// `ObserverCtx::next_contended`).
@@ -802,7 +724,7 @@ mod out_of_line {
     #[cold]
     #[inline(never)]
     pub(super) unsafe extern "C" fn not_converted<T: Value, S: Sink<T>>(ctx: *const ObserverCtx<T, S>, value: *const sys::sk_value) {
-        (*ctx).end_entered(AnyValue::Failure(conversion_message::<T>(ValueRef::from_ptr(value))))
+        (*ctx).fail_entered(conversion_message::<T>(ValueRef::from_ptr(value)))
     }
 
     /// What a thread that let the closure go must see to (see
@@ -1123,5 +1045,43 @@ impl Disposable {
     /// hands over.
     pub unsafe fn from_raw(raw: *mut sys::sk_disposable) -> Disposable {
         Disposable { raw: NonNull::new(raw).expect("signalkit: NULL disposable") }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Event, Observer, ObserverCtx};
+    use crate::sys;
+    use crate::value::{AnyValue, RawValue};
+    use std::ffi::CStr;
+    use std::sync::{Arc, Mutex};
+
+    /// A failure of the next closure while no value call of the library
+    /// runs on the thread, where `sk_callback_fail` refuses: the crate
+    /// never calls the closure so (the tests of tests/panics.rs fail it
+    /// inside the library's calls), but should it, the error closure
+    /// receives the failure at once, and nothing reaches the closures
+    /// after it.
+    #[test]
+    fn a_failure_outside_a_value_call_of_the_library_ends_the_closures_in_the_crate() {
+        crate::callback::quiet_panics();
+        let log = Arc::new(Mutex::new(Vec::new()));
+        let (n, e, c) = (Arc::clone(&log), Arc::clone(&log), Arc::clone(&log));
+        let observer = Observer::<i64>::new()
+            .next(move |v| {
+                n.lock().unwrap().push(format!("next {}", v));
+                panic!("refused {}", v)
+            })
+            .error(move |error: AnyValue| e.lock().unwrap().push(format!("error {:?}", error)))
+            .completed(move || c.lock().unwrap().push("completed".to_owned()));
+        let ctx = ObserverCtx::new(observer);
+        let (one, two) = (RawValue::int64(1), RawValue::int64(2));
+        ctx.deliver_next(one.as_ref());
+        // Safety: the library's message of the calling thread.
+        let refusal = unsafe { CStr::from_ptr(sys::sk_last_error_message()) }.to_string_lossy().into_owned();
+        assert!(refusal.contains("no operator callback is running"), "sk_callback_fail did not refuse: {:?}", refusal);
+        ctx.deliver_next(two.as_ref());
+        ctx.deliver(Event::Completed);
+        assert_eq!(*log.lock().unwrap(), vec!["next 1", "error Failure(\"panicked: refused 1\")"]);
     }
 }

@@ -3,6 +3,7 @@
 use std::any::TypeId;
 use std::marker::PhantomData;
 use std::os::raw::{c_char, c_void};
+use std::sync::atomic::AtomicU8;
 use std::sync::Arc;
 use std::{fmt, mem, ptr, slice};
 
@@ -421,6 +422,44 @@ pub(crate) fn carry<T: Send + Sync + 'static>(value: T) -> RawValue {
 /// (nil when even that cannot be made: out of memory).
 pub(crate) fn error_value(message: &str) -> RawValue {
     RawValue::string(message).unwrap_or_else(|_| RawValue::nil())
+}
+
+/// The tag of a subscription's own failure ([`failure_value`]): only its
+/// address counts. An atomic, so that no other static shares the address.
+static FAILURE_TAG: AtomicU8 = AtomicU8::new(0);
+
+/// The error value a subscription gives the library when its next closure
+/// fails (`sk_callback_fail`: a panic, a value not converted): an array of
+/// a pointer to `FAILURE_TAG` (no carrier, no release: never read through)
+/// and the message. The library hands it to the subscription's error
+/// callback alone, which reads it back with [`failure_message`] as the
+/// [`AnyValue::Failure`] the crate promises (a string would arrive as an
+/// [`AnyValue::String`]).
+pub(crate) fn failure_value(message: &str) -> Result<RawValue, Error> {
+    let mut tag = RawValue::nil();
+    let pointer = &FAILURE_TAG as *const AtomicU8 as *mut c_void;
+    // Safety: `tag` is a value; a pointer without a release function.
+    check(unsafe { sys::sk_value_set_pointer(&mut tag.0, pointer, None) })?;
+    RawValue::array(&[tag, RawValue::string(message)?])
+}
+
+/// The message of a [`failure_value`]; None for any other value (a pointer
+/// item is compared by address, never read through).
+pub(crate) fn failure_message(value: ValueRef<'_>) -> Option<String> {
+    if value.kind() != sys::SK_KIND_ARRAY || value.array_len().ok()? != 2 {
+        return None;
+    }
+    let tag = value.item(0).ok()?;
+    if tag.kind() != sys::SK_KIND_POINTER {
+        return None;
+    }
+    let mut pointer: *mut c_void = ptr::null_mut();
+    // Safety: a valid value of the pointer kind.
+    let status = unsafe { sys::sk_value_get_pointer(tag.as_ptr(), &mut pointer) };
+    if status != sys::SK_OK || !ptr::eq(pointer as *const AtomicU8, &FAILURE_TAG) {
+        return None;
+    }
+    Some(value.item(1).ok()?.as_str().ok()?.to_owned())
 }
 
 /// Why a value did not convert to `T`, once the fast path refused it: the

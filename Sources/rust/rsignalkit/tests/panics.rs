@@ -18,7 +18,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use rsignalkit::{
-    live_objects, set_failure_hook, AnyValue, Error, Observer, Overflow, Pipe, RawValue, Signal, Subscriber, Subscription, TakeAction,
+    live_objects, set_failure_hook, AnyValue, Disposable, Error, Observer, Overflow, Pipe, RawValue, Signal, Subscriber, Subscription, TakeAction,
     Value, ValueRef,
 };
 
@@ -414,6 +414,340 @@ fn a_next_failing_during_the_start_disposes_the_upstream() {
     assert_eq!(reports, vec!["unhandled error: panicked: at once".to_owned()]);
     drop(source);
     assert_eq!(live_objects(), 0);
+}
+
+// The observer's next closure fails through the C layer's one subscription
+// rule (sk_signal_start_failable, issue 78): the crate calls
+// sk_callback_fail, and the library ends the subscription (the error after
+// the value calls in flight, then the upstream disposed).
+
+/// What a failing observer saw ([`failing_observer`]): its events as text
+/// (`next V`, `error E`, `completed`), the thread its error closure ran on,
+/// and the drops of its three closures.
+struct Watched {
+    log: Log,
+    error_thread: Arc<Mutex<Option<std::thread::ThreadId>>>,
+    drops: Arc<AtomicUsize>,
+}
+
+impl Watched {
+    fn events(&self) -> Vec<String> {
+        self.log.lock().unwrap().clone()
+    }
+}
+
+/// An observer whose next closure logs the value, calls `hook` with it,
+/// then panics at `at` ("next refused N"); each of its closures holds a
+/// `common::Counted`.
+fn failing_observer(at: i64, hook: impl Fn(i64) + Send + 'static) -> (Observer<i64>, Watched) {
+    let watched =
+        Watched { log: Arc::new(Mutex::new(Vec::new())), error_thread: Arc::new(Mutex::new(None)), drops: Arc::new(AtomicUsize::new(0)) };
+    let (n, e, c, thread) = (Arc::clone(&watched.log), Arc::clone(&watched.log), Arc::clone(&watched.log), Arc::clone(&watched.error_thread));
+    let (next_drop, error_drop, completed_drop) =
+        (common::Counted(Arc::clone(&watched.drops)), common::Counted(Arc::clone(&watched.drops)), common::Counted(Arc::clone(&watched.drops)));
+    let observer = Observer::new()
+        .next(move |v: i64| {
+            let _held = &next_drop;
+            n.lock().unwrap().push(format!("next {}", v));
+            hook(v);
+            if v == at {
+                panic!("next refused {}", v)
+            }
+        })
+        .error(move |error: AnyValue| {
+            let _held = &error_drop;
+            *thread.lock().unwrap() = Some(std::thread::current().id());
+            e.lock().unwrap().push(format!("error {:?}", error));
+        })
+        .completed(move || {
+            let _held = &completed_drop;
+            c.lock().unwrap().push("completed".to_owned());
+        });
+    (observer, watched)
+}
+
+/// The error event of `failing_observer(at, ..)`'s panic.
+fn next_failure(at: i64) -> String {
+    format!("error Failure(\"panicked: next refused {}\")", at)
+}
+
+/// A pipe's signal through `after_disposed`, which sets the flag returned.
+fn watched_pipe(pipe: &Pipe<i64>) -> (Signal<i64>, Arc<AtomicBool>) {
+    let disposed = Arc::new(AtomicBool::new(false));
+    let flag = Arc::clone(&disposed);
+    (pipe.signal().after_disposed(move || flag.store(true, Ordering::SeqCst)), disposed)
+}
+
+#[test]
+fn a_panicking_next_ends_with_the_failure_disposes_the_upstream_and_drops_its_closures_once() {
+    let _serial = common::serial();
+    for detach in [false, true] {
+        let pipe = Pipe::<i64>::new().unwrap();
+        let (signal, disposed, calls) = counted(&pipe);
+        let (observer, watched) = failing_observer(2, |_| ());
+        let subscription = signal.start(observer).unwrap();
+        let kept = if detach {
+            subscription.detach();
+            None
+        } else {
+            Some(subscription)
+        };
+        for v in 1..=4 {
+            pipe.put(v).unwrap();
+        }
+        pipe.complete().unwrap();
+        assert!(disposed.load(Ordering::SeqCst), "the upstream is disposed (detached: {})", detach);
+        assert_eq!(calls.load(Ordering::SeqCst), 2, "no value passes the map after the failure (detached: {})", detach);
+        assert_eq!(watched.events(), vec!["next 1".to_owned(), "next 2".to_owned(), next_failure(2)], "nothing after the error");
+        assert_eq!(*watched.error_thread.lock().unwrap(), Some(std::thread::current().id()), "the error runs on the failing thread");
+        drop(kept);
+        drop((signal, pipe));
+        assert_eq!(watched.drops.load(Ordering::SeqCst), 3, "each closure dropped once (detached: {})", detach);
+        assert_eq!(live_objects(), 0);
+    }
+    // A generator that emits during the start: its disposable, returned
+    // after the failure, is disposed once; its last value is not delivered.
+    let disposes = Arc::new(AtomicUsize::new(0));
+    let count = Arc::clone(&disposes);
+    let source = Signal::<i64>::create(move |subscriber| {
+        for v in 1..=3 {
+            subscriber.put_next(&v).unwrap();
+        }
+        let count = Arc::clone(&count);
+        Some(Disposable::action(move || {
+            count.fetch_add(1, Ordering::SeqCst);
+        })
+        .unwrap())
+    });
+    let (observer, watched) = failing_observer(2, |_| ());
+    let subscription = source.start(observer).unwrap();
+    assert_eq!(disposes.load(Ordering::SeqCst), 1, "the generator's disposable is disposed by the failure");
+    assert_eq!(watched.events(), vec!["next 1".to_owned(), "next 2".to_owned(), next_failure(2)]);
+    drop(subscription);
+    assert_eq!(disposes.load(Ordering::SeqCst), 1, "and only once");
+    assert_eq!(watched.drops.load(Ordering::SeqCst), 3);
+    drop(source);
+    assert_eq!(live_objects(), 0);
+}
+
+/// A thread's value call is held inside a map (before the observer) when
+/// the next closure panics on another thread's value: the error waits until
+/// the held call has returned, then runs on its thread, and its value never
+/// reaches the closure (as the C test
+/// a_failable_observer_s_error_waits_for_the_calls_in_flight).
+#[test]
+fn a_panicking_next_s_error_waits_for_a_value_call_in_flight_on_another_thread() {
+    let _serial = common::serial();
+    let pipe = Pipe::<i64>::new().unwrap();
+    let (source, disposed) = watched_pipe(&pipe);
+    let (inside_sender, inside) = channel();
+    let (go, go_receiver) = channel::<()>();
+    let (inside_sender, go_receiver) = (Mutex::new(inside_sender), Mutex::new(go_receiver));
+    let signal = source.map(move |v: i64| {
+        if v == 1 {
+            inside_sender.lock().unwrap().send(()).unwrap();
+            go_receiver.lock().unwrap().recv_timeout(DEADLINE).expect("the test let the held call go");
+        }
+        v
+    });
+    let (observer, watched) = failing_observer(2, |_| ());
+    let subscription = signal.start(observer).unwrap();
+    let held = {
+        let pipe = pipe.clone();
+        std::thread::spawn(move || {
+            pipe.put(1).unwrap();
+            std::thread::current().id()
+        })
+    };
+    inside.recv_timeout(DEADLINE).unwrap();
+    pipe.put(2).unwrap(); // the next closure panics; the call of 1 is in flight
+    pipe.put(3).unwrap(); // after the failure: no value call begins
+    assert_eq!(watched.events(), vec!["next 2"], "the error came while a value call was in flight");
+    assert!(!disposed.load(Ordering::SeqCst), "the upstream is disposed after the error, not before");
+    go.send(()).unwrap();
+    let held_thread = held.join().unwrap();
+    assert_eq!(watched.events(), vec!["next 2".to_owned(), next_failure(2)], "the held value reached the closure after its failure");
+    assert_eq!(*watched.error_thread.lock().unwrap(), Some(held_thread), "the error runs on the thread whose call returned last");
+    assert!(disposed.load(Ordering::SeqCst), "the upstream is disposed");
+    drop((subscription, signal, source, pipe));
+    assert_eq!(watched.drops.load(Ordering::SeqCst), 3);
+    assert_eq!(live_objects(), 0);
+}
+
+/// Rounds of `a_value_call_waiting_for_the_next_closure_when_it_panics_reaches_nothing`.
+const ROUNDS: usize = 20;
+
+/// A value call on another thread waits for the next closure (an FnMut
+/// runs one call at a time) when that closure panics: it is a call in
+/// flight, so the library delivers the error after it, and it must not
+/// reach the closure after its failure (the crate's cell refuses values
+/// then, and lets the end through). Whether it was parked for the closure
+/// or came after the panic, what the observer sees is the same.
+#[test]
+fn a_value_call_waiting_for_the_next_closure_when_it_panics_reaches_nothing() {
+    let _serial = common::serial();
+    // Rounds: whether the second call is parked for the closure when it
+    // panics depends on timing (both ways are checked).
+    for _ in 0..ROUNDS {
+        let pipe = Pipe::<i64>::new().unwrap();
+        let (source, disposed) = watched_pipe(&pipe);
+        let (reached_sender, reached) = channel();
+        let reached_sender = Mutex::new(reached_sender);
+        let signal = source.map(move |v: i64| {
+            if v == 2 {
+                reached_sender.lock().unwrap().send(()).unwrap();
+            }
+            v
+        });
+        let (inside_sender, inside) = channel();
+        let (go, go_receiver) = channel::<()>();
+        let (observer, watched) = failing_observer(1, move |v| {
+            if v == 1 {
+                inside_sender.send(()).unwrap();
+                go_receiver.recv_timeout(DEADLINE).expect("the test let the closure go");
+            }
+        });
+        let subscription = signal.start(observer).unwrap();
+        let put = |v: i64| {
+            let pipe = pipe.clone();
+            std::thread::spawn(move || pipe.put(v).unwrap())
+        };
+        let first = put(1);
+        inside.recv_timeout(DEADLINE).unwrap(); // 1 is inside the next closure
+        let second = put(2);
+        reached.recv_timeout(DEADLINE).unwrap(); // 2 is on its way to the closure
+        go.send(()).unwrap(); // the closure panics with 1
+        first.join().unwrap();
+        second.join().unwrap();
+        assert_eq!(watched.events(), vec!["next 1".to_owned(), next_failure(1)]);
+        assert!(disposed.load(Ordering::SeqCst), "the upstream is disposed");
+        drop((subscription, signal, source, pipe));
+        assert_eq!(watched.drops.load(Ordering::SeqCst), 3);
+        assert_eq!(live_objects(), 0);
+    }
+}
+
+/// A dispose that comes before the failure wins, as in C (signalkit.h,
+/// sk_callback_fail): a next closure that disposes its own subscription,
+/// then panics, ends it as a dispose does, without the error (before the
+/// C layer ended it, the crate delivered the failure all the same).
+#[test]
+fn a_next_closure_that_disposes_its_subscription_then_panics_ends_it_as_a_dispose() {
+    let _serial = common::serial();
+    let pipe = Pipe::<i64>::new().unwrap();
+    let (signal, disposed) = watched_pipe(&pipe);
+    let slot: Arc<Mutex<Option<Disposable>>> = Arc::new(Mutex::new(None));
+    let own = Arc::clone(&slot);
+    let (observer, watched) = failing_observer(2, move |v| {
+        if v == 2 {
+            own.lock().unwrap().as_ref().expect("the subscription's disposable").dispose();
+        }
+    });
+    *slot.lock().unwrap() = signal.start(observer).unwrap().into_disposable();
+    for v in 1..=3 {
+        pipe.put(v).unwrap();
+    }
+    assert_eq!(watched.events(), vec!["next 1", "next 2"]);
+    assert!(disposed.load(Ordering::SeqCst), "the upstream is disposed");
+    drop((slot.lock().unwrap().take(), signal, pipe));
+    assert_eq!(watched.drops.load(Ordering::SeqCst), 3);
+    assert_eq!(live_objects(), 0);
+}
+
+/// A signal whose subscriber (that of its one start) is handed out, and
+/// the count of disposes of the disposable its generator returns: puts
+/// into that subscriber reach the observer at once, also from inside the
+/// observer's own next closure, where the crate keeps them for after the
+/// call (a pipe would queue those itself).
+type Slot = Arc<Mutex<Option<Subscriber<i64>>>>;
+fn handed_out() -> (Signal<i64>, Slot, Arc<AtomicUsize>) {
+    let (slot, disposes): (Slot, _) = (Arc::new(Mutex::new(None)), Arc::new(AtomicUsize::new(0)));
+    let (into, count) = (Arc::clone(&slot), Arc::clone(&disposes));
+    let signal = Signal::<i64>::create(move |subscriber| {
+        *into.lock().unwrap() = Some(subscriber);
+        let count = Arc::clone(&count);
+        Some(
+            Disposable::action(move || {
+                count.fetch_add(1, Ordering::SeqCst);
+            })
+            .unwrap(),
+        )
+    });
+    (signal, slot, disposes)
+}
+
+/// The subscriber in `slot`, cloned.
+fn subscriber_in(slot: &Slot) -> Subscriber<i64> {
+    slot.lock().unwrap().clone().expect("the signal was started")
+}
+
+/// The next closure puts into its own source: those values wait until it
+/// returns (an FnMut is not re-entered). One of them panicking ends the
+/// stream as any failure of the closure does (the library ends it: the
+/// delivery runs inside the library's value call): the values kept after it
+/// are dropped, the upstream is disposed, the error is the failure.
+#[test]
+fn a_panic_while_delivering_a_value_kept_for_after_the_call_ends_the_stream() {
+    let _serial = common::serial();
+    let (signal, slot, disposes) = handed_out();
+    let into = Arc::clone(&slot);
+    let (observer, watched) = failing_observer(2, move |v| {
+        if v == 1 {
+            let subscriber = subscriber_in(&into);
+            subscriber.put_next(&2).unwrap(); // kept, delivered after this call: panics
+            subscriber.put_next(&3).unwrap(); // kept, then dropped
+        }
+    });
+    let subscription = signal.start(observer).unwrap();
+    let subscriber = subscriber_in(&slot);
+    subscriber.put_next(&1).unwrap();
+    subscriber.put_next(&4).unwrap();
+    subscriber.put_completion().unwrap();
+    assert_eq!(watched.events(), vec!["next 1".to_owned(), "next 2".to_owned(), next_failure(2)]);
+    assert_eq!(disposes.load(Ordering::SeqCst), 1, "the upstream is disposed");
+    drop((subscription, signal, subscriber, slot.lock().unwrap().take()));
+    assert_eq!(disposes.load(Ordering::SeqCst), 1);
+    assert_eq!(watched.drops.load(Ordering::SeqCst), 3);
+    assert_eq!(live_objects(), 0);
+}
+
+/// The next closure ends its own source (a completion, an error), which
+/// waits until it returns (kept), then it, or a value kept before that end,
+/// panics. The library's end came first, so the library would drop the
+/// failure; the closures have not seen that end: they receive the failure
+/// (from the crate), and nothing after it.
+#[test]
+fn a_panic_with_an_end_kept_for_after_the_call_ends_with_the_failure_not_that_end() {
+    let _serial = common::serial();
+    type Ending = fn(&Subscriber<i64>);
+    let endings: [(&str, Ending); 2] =
+        [("completion", |s| s.put_completion().unwrap()), ("error", |s| s.put_error(&String::from("gone")).unwrap())];
+    for (name, end) in endings {
+        for at in [1, 2] {
+            let (signal, slot, disposes) = handed_out();
+            let into = Arc::clone(&slot);
+            let (observer, watched) = failing_observer(at, move |v| {
+                if v == 1 {
+                    let subscriber = subscriber_in(&into);
+                    if at == 2 {
+                        subscriber.put_next(&2).unwrap(); // kept, then panics
+                    }
+                    end(&subscriber); // kept
+                }
+            });
+            let subscription = signal.start(observer).unwrap();
+            let subscriber = subscriber_in(&slot);
+            subscriber.put_next(&1).unwrap();
+            subscriber.put_next(&3).unwrap();
+            let mut expected: Vec<String> = (1..=at).map(|v| format!("next {}", v)).collect();
+            expected.push(next_failure(at));
+            assert_eq!(watched.events(), expected, "a kept {} before a panic at {}", name, at);
+            assert_eq!(disposes.load(Ordering::SeqCst), 1, "the upstream is disposed by its end");
+            drop((subscription, signal, subscriber, slot.lock().unwrap().take()));
+            assert_eq!(watched.drops.load(Ordering::SeqCst), 3);
+            assert_eq!(live_objects(), 0);
+        }
+    }
 }
 
 #[test]
