@@ -95,6 +95,11 @@ typedef struct tracker {
     bool terminated;
     bool disposed;  /* its dispose has returned */
     int releases;
+    /* Started by sk_signal_start_failable: its value callback fails at the
+     * fail_at-th value (0: never); failed once it has. */
+    int fail_at;
+    int nexts;
+    bool failed;
 } tracker;
 
 static tracker trackers[MAX_TRACKERS];
@@ -119,6 +124,18 @@ static void on_next(void *ctx, const sk_value *value) {
         FAIL("next with a NULL value");
     }
     check_alive(ctx, "next");
+    tracker *t = ctx;
+    if (t->failed) {
+        FAIL("next after the value callback failed");
+    }
+    if (t->fail_at != 0 && ++t->nexts == t->fail_at) {
+        sk_value error;
+        sk_value_set_int64(&error, -t->fail_at);
+        if (sk_callback_fail(&error) != SK_OK) {
+            FAIL("sk_callback_fail in a failable observer: %s", sk_last_error_message());
+        }
+        t->failed = true;
+    }
 }
 
 static void on_error(void *ctx, const sk_value *error) {
@@ -563,8 +580,17 @@ static void start(input *in) {
     t->used = true;
     sk_observer observer = { on_next, on_error, on_completed, t, on_release };
     sk_disposable *d = NULL;
-    if (sk_signal_start(&d, signals[from], &observer) != SK_OK) {
-        FAIL("sk_signal_start: %s", sk_last_error_message());
+    unsigned mode = next_byte(in) % 4;
+    if (mode < 2) {
+        if (sk_signal_start(&d, signals[from], &observer) != SK_OK) {
+            FAIL("sk_signal_start: %s", sk_last_error_message());
+        }
+    } else {
+        /* A failable observer (held or not), failing at its 1st to 3rd value. */
+        t->fail_at = 1 + next_byte(in) % 3;
+        if (sk_signal_start_failable(&d, signals[from], &observer, mode == 3) != SK_OK) {
+            FAIL("sk_signal_start_failable: %s", sk_last_error_message());
+        }
     }
     if (subscriptions[slot] != NULL) {
         if (subscription_promised[slot]) {
