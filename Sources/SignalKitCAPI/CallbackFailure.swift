@@ -295,9 +295,15 @@ final class SKFailableObserver: SKFailureEnd, @unchecked Sendable {
         }
     }
 
-    /// Starts `signal` with this observer.
-    func start(_ signal: CSignal) -> any Disposable {
-        return signal.startFusing({ liveness in self.valueCallback(liveness) },
+    /// Starts `signal` with this observer, linked to `downstream` (see
+    /// `linkedDownstream`) when given.
+    func start(_ signal: CSignal, linkedTo downstream: CSubscriber?) -> any Disposable {
+        return signal.startFusing({ liveness in
+            if let downstream {
+                liveness.linkDownstream(downstream)
+            }
+            return self.valueCallback(liveness)
+        },
                                   error: self.errorFunction == nil ? nil : { self.forwardError($0) },
                                   completed: self.completedFunction == nil ? nil : { self.forwardCompletion() })
     }

@@ -76,10 +76,6 @@ private func stageOperator<F>(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ si
 enum SKStage {
     case map(sk_map_fn, UnsafeMutableRawPointer?)
     case filter(sk_predicate_fn, UnsafeMutableRawPointer?)
-    /// The value callback of an observer started by
-    /// sk_signal_start_failable, which may fail as a stage's function does:
-    /// always the run's last stage (nothing can extend it).
-    case observe(sk_next_fn, UnsafeMutableRawPointer?)
 }
 
 /// What a run of stages starts: a signal, or a pipe's source (the signal of
@@ -258,11 +254,6 @@ final class SKStageChain {
             case .filter(let function, let ctx):
                 let passes = SKValue.withCIn(&current) { function(ctx, $0) }
                 if !passes || _slowPath(callbacks.failed) || liveness.isTerminated {
-                    return false
-                }
-            case .observe(let function, let ctx):
-                SKValue.withCIn(&current) { function(ctx, $0) }
-                if _slowPath(callbacks.failed) {
                     return false
                 }
             }

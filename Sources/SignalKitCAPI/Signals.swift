@@ -530,11 +530,7 @@ public func sk_signal_start_failable(_ out: UnsafeMutablePointer<OpaquePointer?>
     guard let observer else {
         return fail(SK_ERR_NULL_ARGUMENT, "observer is NULL")
     }
-    var fields = observer.pointee
-    let (handle, status) = borrowSignal("signal", signal)
-    guard let handle else {
-        return releasingOnFailure(ctx: fields.ctx, release: fields.release, status)
-    }
+    let fields = observer.pointee
     guard let next = fields.next else {
         // No value callback, nothing that can fail: a plain start.
         if let out, held != 0 || fields.release == nil {
@@ -542,29 +538,42 @@ public func sk_signal_start_failable(_ out: UnsafeMutablePointer<OpaquePointer?>
         }
         return startWithObserver(out, signal, fields)
     }
-    // The value callback becomes the last stage of the signal's run of
-    // stages (`SKStage.observe`), run as the run's stages are, inside its
-    // run of callbacks: a failure through sk_callback_fail ends the
-    // subscription as a failing map does (`SKFailureEnd.fail`, or
-    // `SKDisposable.fail` for a run the handle absorbs). The rest of the
-    // observer (its terminal callbacks, context and release) observes the
-    // run as sk_signal_start's observer would.
+    // The handle borrowed without a retain where it can be (as
+    // sk_signal_start_held's is), else checked.
+    if let status = withBorrowedHandle(signal, as: SKSignal.self, .signal, { startFailable(out, $0, fields, next, held) }) {
+        return status
+    }
+    let (handle, status) = borrowSignal("signal", signal)
+    guard let handle else {
+        return releasingOnFailure(ctx: fields.ctx, release: fields.release, status)
+    }
+    return startFailable(out, handle, fields, next, held)
+}
+
+/// sk_signal_start_failable's start of `handle`'s signal with `fields`,
+/// whose value callback is `next`.
+@inline(__always)
+private func startFailable(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ handle: SKSignal, _ fields: sk_observer, _ next: sk_next_fn, _ held: Int32) -> Int32 {
+    // Three ways, each making what sk_signal_start would. With the
+    // disposable holding the observer: over a run of the C layer's stages
+    // whose functions have no release function, the handle runs the stages
+    // and the callback joins their run (`SKDisposable.failable`); over any
+    // other signal, the handle calls the callback as a run of callbacks of
+    // its own (`SKAbsorbedStages.observerOnly`). Otherwise (not held, or
+    // started by a custom operator's generator, which links the start) an
+    // observer that is also the subscription's end (`SKFailableObserver`).
+    // Either way a failure through sk_callback_fail ends the subscription
+    // as a failing map does (`SKDisposable.fail`, `SKFailureEnd.fail`).
     let downstream = linkedDownstream(handle)
     let function: StaticString = "sk_signal_start_failable"
     let holds = out != nil && (held != 0 || fields.release == nil) && !HandleRegistry.isEnabled
-    if !holds, handle.stages == nil, downstream == nil {
-        // No run of stages to join, nothing held by the disposable: the
-        // observer and the subscription's end in one object.
-        let observer = SKFailableObserver(fields, next: next)
-        let disposable = observer.start(handle.signal)
-        out?.pointee = SKDisposable(disposable, kind: .plain).retainedHandle(madeBy: function)
-        return SKOK
-    }
-    if holds, let out, downstream == nil, handle.stages == nil {
-        // The handle calls the observer's callback as a run of its own
-        // (`SKAbsorbedStages.observerOnly`).
-        let subscription = makeObservingHandle(fields, stages: nil, failable: true)
-        switch SKUpstream(handle) {
+    if holds, let out, downstream == nil {
+        // A run whose functions have a release function is not absorbed
+        // (see `SKDisposable`): the handle observes the run's signal.
+        let stages = handle.stages?.run.hasReleaseFunction == true ? nil : handle.stages
+        let upstream = stages?.upstream ?? (handle.stages == nil ? SKUpstream(handle) : .signal(handle.signal))
+        let subscription = makeObservingHandle(fields, stages: stages?.run, failable: true)
+        switch upstream {
         case .signal(let upstream):
             subscription.start(subscription.startAbsorbing(upstream))
         case .pipe(let source):
@@ -573,45 +582,8 @@ public func sk_signal_start_failable(_ out: UnsafeMutablePointer<OpaquePointer?>
         out.pointee = subscription.retainedHandle(madeBy: function)
         return SKOK
     }
-    if holds, let out, downstream == nil, let absorbed = handle.stages, !absorbed.run.hasReleaseFunction {
-        // The handle runs the signal's stages, then the observer's callback
-        // inside their run (`SKDisposable.failable`): nothing more made.
-        let subscription = makeObservingHandle(fields, stages: absorbed.run, failable: true)
-        switch absorbed.upstream {
-        case .signal(let upstream):
-            subscription.start(subscription.startAbsorbing(upstream))
-        case .pipe(let source):
-            subscription.start(subscription.startAbsorbing(source))
-        }
-        out.pointee = subscription.retainedHandle(madeBy: function)
-        return SKOK
-    }
-    // Over a signal that is no run, a run of one (nothing more made).
-    let stage = SKStage.observe(next, fields.ctx)
-    let stages = handle.stages == nil ? SKStages(over: handle, stage) : SKStages(over: handle, stage, holding: nil)
-    fields.next = nil
-    if holds, let out {
-        // Held by the disposable handed out, as sk_signal_start_held's (and
-        // sk_signal_start's without release function) is.
-        if downstream == nil, !stages.run.hasReleaseFunction {
-            // The handle runs the stages, the observer's callback the last.
-            let subscription = makeObservingHandle(fields, stages: stages.run)
-            switch stages.upstream {
-            case .signal(let upstream):
-                subscription.start(subscription.startAbsorbing(upstream))
-            case .pipe(let source):
-                subscription.start(subscription.startAbsorbing(source))
-            }
-            out.pointee = subscription.retainedHandle(madeBy: function)
-            return SKOK
-        }
-        let subscription = makeObservingHandle(fields, stages: nil)
-        subscription.start(startObserving(stages.build(), subscription, linkedTo: downstream))
-        out.pointee = subscription.retainedHandle(madeBy: function)
-        return SKOK
-    }
-    let callbacks = SKObserver(fields)
-    let disposable = startObserving(stages.build(), callbacks, linkedTo: downstream)
+    let failable = SKFailableObserver(fields, next: next)
+    let disposable = failable.start(handle.signal, linkedTo: downstream)
     out?.pointee = SKDisposable(disposable, kind: .plain).retainedHandle(madeBy: function)
     return SKOK
 }

@@ -40,7 +40,7 @@ package struct _SubscriberLiveness {
     /// Links the subscription to `downstream`'s, the subscriber of the
     /// operator that is starting it (see `_SubscriberDisposable.linkDownstream`).
     @inlinable
-    func linkDownstream<T, E>(_ downstream: Subscriber<T, E>) {
+    package func linkDownstream<T, E>(_ downstream: Subscriber<T, E>) {
         self.linkDownstream(downstream.handle)
     }
 
