@@ -31,6 +31,18 @@ def shape_pipe(n, block):
     pipe.close()
 
 
+def shape_subscriber(n, block):
+    """A pipe, one plain subscriber."""
+    import pysignalkit as sk
+    pipe = sk.Pipe()
+    seen = []
+    with block(), pipe.signal().subscribe(seen.append):
+        for value in range(n):
+            pipe.put(value)
+            seen.clear()
+    pipe.close()
+
+
 def shape_map(n, block):
     """A pipe, map(+1) (a Python lambda), a plain subscriber."""
     import pysignalkit as sk
@@ -72,7 +84,7 @@ def shape_iterable(n, block):
         sk.Signal.from_iterable(range(n)).take(n).subscribe(seen.append).close()
 
 
-SHAPES = {"pipe": shape_pipe, "map": shape_map, "fanout": shape_fanout, "iterable": shape_iterable}
+SHAPES = {"pipe": shape_pipe, "subscriber": shape_subscriber, "map": shape_map, "fanout": shape_fanout, "iterable": shape_iterable}
 
 
 def child(shape, n, with_block):

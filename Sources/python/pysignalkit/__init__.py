@@ -48,7 +48,9 @@ exception object, with its traceback while it is delivered
 (afterwards, once the library holds the error no more, the traceback is
 dropped and its text kept as a note, so no handle or local is kept alive
 through it; group_by's groups that ended with it hold it while they live). An exception in on_next
-disposes the subscription and goes to on_error; one in on_error or
+ends the subscription by the same rule (sk_signal_start_failable): once the
+on_next calls in flight on other threads have returned, on_error receives
+it, then the upstream is disposed; one in on_error or
 on_completed, in a side effect (before_next, after_completed, ...) or a
 bounded operator's on_drop goes to the hook
 `callback_error_hook(exc, where)` (default: printed through

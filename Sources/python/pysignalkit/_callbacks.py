@@ -12,12 +12,12 @@ from ctypes import byref
 from typing import Any, Callable, List, Optional, Tuple, Union
 
 from . import _core, _speedups
-from ._core import (C, TAKE_COMPLETE, TAKE_PASS, Value, _box, _deferred_fn, _drop_fn, _map_fn, _predicate_fn,
+from ._core import (C, TAKE_COMPLETE, TAKE_PASS, Value, _deferred_fn, _drop_fn, _map_fn, _predicate_fn,
                     _detach_traceback, _Failures, _interrupts, _next_fn, _put_object, _Recorder, _reduce_fn,
-                    _release_ctx_function, _release_fn, _report, _signal_fn, _state, _take_until_fn, _trim_traceback, _ValueP,
+                    _release_ctx_function, _report, _signal_fn, _state, _take_until_fn, _trim_traceback, _ValueP,
                     _work_fn)
 from ._handle import _Handle
-from ._subscription import _as_error, _mark_stage
+from ._subscription import _as_error, _fail_call, _sp_release
 
 # --- callbacks of the library's operators -------------------------------------
 
@@ -59,35 +59,6 @@ def _callback_raised(callback: _Callback, exc: BaseException, where: str) -> boo
     return isinstance(exc, KeyboardInterrupt) and _interrupts.defer(exc)
 
 
-def _fail_call(callback: _Callback, exc: BaseException, where: str) -> None:
-    """The failure rule of the library's operator callbacks (predicates,
-    take_until's function, a fold's, a signal function, deferred's,
-    group_by's key):
-    `exc`, raised by the Python function of the operator callback running
-    on this thread, fails that call through sk_callback_fail, as a C
-    callback does, so the library ends the stream with the exception
-    object itself (the upstream disposed, the call's result ignored). It
-    is recorded as the signal's `exception` and marked with `where` (a
-    subscriber with no on_error reports it to callback_error_hook under
-    that name); its traceback stays while the library holds the error, so
-    a receiver called synchronously sees it, and is detached once the
-    library let go of it (_box's `detach`). A KeyboardInterrupt is also
-    deferred to the caller, when there is one."""
-    _trim_traceback(exc)
-    callback.failures.record(exc)
-    if isinstance(exc, KeyboardInterrupt):
-        _interrupts.defer(exc)
-    _mark_stage(exc, where)
-    error = Value()
-    _box(exc, byref(error), detach=where)
-    try:
-        status = C.callback_fail(byref(error))
-    finally:
-        C.value_release(byref(error))
-    if status != 0:  # not inside an operator callback: never so for the callbacks above
-        _report(exc, where)
-
-
 def _owned_signal(result: object) -> Optional[int]:
     """A signal returned by a user's function, +1 for the library (None:
     an empty signal)."""
@@ -118,7 +89,7 @@ def _signal_callback(ctx: int, value: Any) -> Optional[int]:
         return _owned_signal(result)
     except BaseException as exc:
         _sk_user = False
-        _fail_call(callback, exc, "signal")  # the library makes it a signal failing with exc
+        _fail_call(callback.failures, exc, "signal")  # the library makes it a signal failing with exc
         return None
 
 
@@ -156,7 +127,7 @@ def _deferred_callback(ctx: int) -> Optional[int]:
         return _owned_signal(result)
     except BaseException as exc:
         _sk_user = False
-        _fail_call(callback, exc, "deferred")  # the library makes it a signal failing with exc
+        _fail_call(callback.failures, exc, "deferred")  # the library makes it a signal failing with exc
         return None
 
 
@@ -176,7 +147,7 @@ class _Fold:
         """The function (or the conversion of its result) raised `exc`: it
         fails the fold's call (_fail_call), the stream's error, named after
         the fold for callback_error_hook."""
-        _fail_call(self.callback, exc, self.where)
+        _fail_call(self.callback.failures, exc, self.where)
 
     def put_into(self, result: object, address: int) -> None:
         """An accumulator carried by reference, written into the out value."""
@@ -189,7 +160,7 @@ class _Fold:
 
 
 _sp_reduce = _reduce_fn(_speedups.REDUCE)
-_sp_fold_release = _release_fn(_speedups.FOLD_RELEASE)
+_sp_fold_release = _sp_release  # the observer's: a fold's list [fn, fold] is of its shape (observer.c, hold)
 
 
 def _take_action(result: object) -> int:
@@ -223,7 +194,7 @@ def _take_until_callback(ctx: int, value: Any) -> int:
         return _take_action(result)
     except BaseException as exc:
         _sk_user = False
-        _fail_call(callback, exc, "take_until")  # the answer is ignored
+        _fail_call(callback.failures, exc, "take_until")  # the answer is ignored
         return 0
 
 
@@ -269,7 +240,7 @@ def _predicate_callback(ctx: int, value: Any) -> bool:
         return bool(result)
     except BaseException as exc:
         _sk_user = False
-        _fail_call(callback, exc, "predicate")  # the answer is ignored
+        _fail_call(callback.failures, exc, "predicate")  # the answer is ignored
         return False
 
 
@@ -289,9 +260,9 @@ def _key_callback(ctx: int, argument: Any) -> None:
         # The library ends the result and every group delivered before
         # with exc (and releases the out value).
         if isinstance(callback, _EncodeCallback):
-            _fail_call(callback, exc, "encode")
+            _fail_call(callback.failures, exc, "encode")
         else:
-            _fail_call(callback, exc, "group_by")
+            _fail_call(callback.failures, exc, "group_by")
 
 
 def _tell_drop(on_drop: Callable[[Any, int], object], value: Any, dropped: int) -> None:
@@ -339,7 +310,7 @@ _c_deferred_callback = _deferred_fn(_speedups.operator("deferred", _deferred_cal
 _c_take_until_callback = _take_until_fn(_speedups.operator("take_until", _take_until_callback))
 _c_value_callback = _next_fn(_speedups.operator("value", _value_callback))
 _c_work_callback = _work_fn(_speedups.operator("work", _work_callback))
-for _operator_callback in (_fail_call, _tell_drop, _drop_callback, _shared_drop_callback, _signal_callback,
+for _operator_callback in (_tell_drop, _drop_callback, _shared_drop_callback, _signal_callback,
                            _deferred_callback, _Fold.reduce_failed, _Fold.put_into, _Fold.released,
                            _take_until_callback,
                            _value_callback, _work_callback, _predicate_callback, _key_callback):

@@ -287,7 +287,9 @@ class _SignalCore(Generic[T_co], _Failing, _Handle):
 
         Callbacks run on the thread that delivers the event (the one that
         emitted, or a queue's: see deliver_on). An exception in on_next ends
-        the subscription (disposed) and goes to on_error; one in on_error or
+        the subscription: it goes to on_error once the on_next calls in
+        flight on other threads have returned, then the upstream is
+        disposed; one in on_error or
         on_completed goes to callback_error_hook. An error value that is not
         an exception arrives as SignalError. Ctrl-C in a callback stops the
         emission and reaches the caller as KeyboardInterrupt.

@@ -13,10 +13,10 @@ from ctypes import byref, c_void_p
 from typing import Any, Callable, Dict, Generic, Iterable, List, Optional, Tuple, TypeVar
 
 from . import _core, _speedups
-from ._core import (KIND_DOUBLE, C, SignalError, Value, _after_call, _check, _completed_fn, _detach_traceback, _generator_fn,
-                    _interrupts, _next_fn, _object_of, _Observer, _put_object, _Recorder, _release_ctx,
-                    _release_ctx_function, _release_fn, _report, _retain_callbacks, _state, _trim_traceback,
-                    _ValueP, _work_fn)
+from ._core import (KIND_DOUBLE, C, SignalError, Value, _after_call, _box, _check, _completed_fn, _detach_traceback,
+                    _Failures, _generator_fn, _interrupts, _kept, _next_fn, _object_of, _Observer, _put_object,
+                    _Recorder, _release_ctx, _release_ctx_function, _release_fn, _report, _retain_callbacks, _state,
+                    _trim_traceback, _ValueP, _work_fn)
 from ._handle import Disposable, _call_with, _draining, _Handle, _thread_trampoline
 
 T = TypeVar("T")
@@ -136,6 +136,39 @@ def _mark_stage(exc: BaseException, stage: str) -> None:
         pass
 
 
+def _fail_call(failures: _Failures | _Recorder, exc: BaseException, where: str, into: int = 0) -> None:
+    """The failure rule of every Python function the library calls with a
+    value (an operator's: predicates, take_until's function, a fold's, a
+    signal function, deferred's, group_by's key; a subscription's on_next
+    and the stages fused in front of it): `exc`, raised by the function of
+    the callback running on this thread, fails that call through
+    sk_callback_fail, as a C callback does, so the library ends the stream
+    with the exception object itself (the upstream disposed, the call's
+    result ignored; a subscription's error after its value calls in flight
+    on other threads). It is recorded into `failures` (the `exception` of
+    the signal or subscription) and marked with `where` (a subscriber with
+    no on_error reports it to callback_error_hook under that name); its
+    traceback stays while the library holds the error, so a receiver
+    called synchronously sees it, and is detached once the library let go
+    of it (_box's `detach`). A KeyboardInterrupt is also deferred to the
+    caller, when there is one. `into`: the sk_subscriber to put the error
+    into instead, where no callback of the library runs (from_iterable's
+    direct run, _IterRun._direct)."""
+    _trim_traceback(exc)
+    failures.record(exc)
+    if isinstance(exc, KeyboardInterrupt):
+        _interrupts.defer(exc)
+    _mark_stage(exc, where)
+    error = Value()
+    _box(exc, byref(error), detach=where)
+    try:
+        status = C.subscriber_put_error(into, byref(error)) if into else C.callback_fail(byref(error))
+    finally:
+        C.value_release(byref(error))
+    if status != 0:  # not inside a callback of the library: never so for the callers
+        _report(exc, where)
+
+
 def _ignore(value: object) -> None:
     """The tail of a chain whose subscription has no on_next."""
 
@@ -183,22 +216,15 @@ class _Sink:
         self.cancelled = False
         self.ctx = 0
         # The extension's callback list (_speedups_src/observer.c):
-        # [handler, sink, calls]; the handler None once ended.
+        # [handler, sink]; the handler None once ended or failed.
         self.cell: Optional[List[Any]] = None
 
     def end(self) -> None:
-        """No later event reaches the callbacks; a failure waiting for the
-        calls in flight on other threads (fail) is dropped: a dispose that
-        comes while the terminal event waits drops it, as the library's
-        does (signalkit.h, "Order of events")."""
-        already = self.ended
+        """No later event reaches the callbacks."""
         self.ended = True
         cell = self.cell
         if cell is not None:
             cell[0] = None
-            dropped = _speedups.drop_failure(cell[2]) if already else None
-            if dropped is not None:  # (its exception stays the Disposable's `exception`, without frames)
-                _detach_traceback(*dropped)
 
     def cancel(self) -> None:
         """dispose(): no callback starts from here on, an end event already
@@ -212,55 +238,6 @@ class _Sink:
         if disposable:
             C.disposable_release(disposable)
 
-    def fail(self, exc: BaseException, where: str) -> None:
-        """An exception escaped on_next or a stage: the subscription ends
-        (disposed), and on_error receives it (or callback_error_hook when
-        there is none), after the handler's calls still running on other
-        threads have returned (the library's order of events: the last of
-        them delivers it, deliver_failure). A KeyboardInterrupt goes to the
-        caller instead, when there is one (not on a library thread:
-        _Interrupts.defer)."""
-        self.end()
-        if where == "next":  # from the chain: callback_error_hook names the stage that raised
-            where = _stage_of(exc) or "next"
-        if self.stage_failures is not None and where in _STAGE_NAMES.values():
-            self.stage_failures.record(exc)
-        _trim_traceback(exc)
-        self.failures.record(exc)
-        if self.disposable:
-            C.disposable_dispose(self.disposable)
-        cell = self.cell
-        # A KeyboardInterrupt stays on its thread: it goes to the caller of
-        # the emission there (_Interrupts.defer), not to on_error.
-        if cell is not None and not isinstance(exc, KeyboardInterrupt) and _speedups.defer_failure(cell[2], (exc, where)):
-            return
-        self.deliver_failure((exc, where))
-
-    def deliver_failure(self, pending: Tuple[BaseException, str]) -> None:
-        """The failure of fail(): to on_error (or callback_error_hook), on
-        the thread whose handler call returned last."""
-        exc, where = pending
-        try:
-            if isinstance(exc, KeyboardInterrupt) and _interrupts.defer(exc):
-                return
-            # A raise in on_error or on_completed comes after the terminal
-            # event: it goes to the hook, never to on_error (a second one).
-            if self.on_error is not None and where not in ("error", "completed"):
-                if self.cancelled:  # disposed meanwhile: the failure is dropped (`exception` keeps it)
-                    return
-                try:
-                    self.on_error(exc)
-                    return
-                except BaseException as second:
-                    _trim_traceback(second)
-                    if not (isinstance(second, KeyboardInterrupt) and _interrupts.defer(second)):
-                        _report(second, "error")
-                    _detach_traceback(second, "error")
-                    return
-            _report(exc, where)
-        finally:
-            _detach_traceback(exc, where)
-
     def handler(self) -> Optional[Callable[[Any], Any]]:
         """What each value goes to: the stages composed with on_next (None:
         nothing to call)."""
@@ -270,14 +247,31 @@ class _Sink:
             return maker(self.on_next, live) if maker is not None else self.on_next
         return maker(_ignore, live) if maker is not None else None
 
-    def failed(self, exc: Optional[BaseException]) -> None:
-        """on_fail: the chain or on_next raised `exc` (None: a KeyboardInterrupt
-        is pending on this thread, and the delivery does not go on)."""
-        if self.ended:
+    def failed(self, exc: BaseException, into: int = 0, where: Optional[str] = None) -> None:
+        """The chain (its stages, then on_next) raised `exc` for a value:
+        no stage nor on_next starts from here on, and the call fails with
+        it (_fail_call: the library's one rule, sk_signal_start_failable:
+        the error reaches error_at after the value calls in flight on other
+        threads, then the upstream is disposed). Named for
+        callback_error_hook `where`, by default after the stage that raised
+        it, else "next". `into`: see _fail_call. Nothing once the
+        subscription ended (a dispose wins)."""
+        cell = self.cell
+        if self.ended or (cell is not None and cell[0] is None):
             return
-        if exc is None:
-            exc = _interrupts.local.pending or KeyboardInterrupt()
-        self.fail(exc, "next")
+        if cell is not None:
+            cell[0] = None
+        where = where or _stage_of(exc) or "next"
+        if self.stage_failures is not None and where in _STAGE_NAMES.values():
+            self.stage_failures.record(exc)
+        _fail_call(self.failures, exc, where, into)
+
+    def _end_raised(self, exc: BaseException, where: str) -> None:
+        """on_error or on_completed (`where`) raised `exc`, after the
+        terminal event: to callback_error_hook, never to on_error (a second
+        terminal event)."""
+        _trim_traceback(exc)
+        _kept(exc, where, self.failures)
 
     def error_at(self, address: int) -> None:
         """on_error: the error value at `address`, to on_error."""
@@ -305,7 +299,7 @@ class _Sink:
                 _report(error, getattr(error, "_signalkit_stage", "error"))
         except BaseException as exc:
             _sk_user = False
-            self.fail(exc, "error")
+            self._end_raised(exc, "error")
 
 
     def completed(self) -> None:
@@ -321,7 +315,7 @@ class _Sink:
                 _sk_user = False
         except BaseException as exc:
             _sk_user = False
-            self.fail(exc, "completed")
+            self._end_raised(exc, "completed")
 
 
     def released(self) -> None:
@@ -341,30 +335,42 @@ _sp_release = _release_fn(_speedups.RELEASE)
 
 def _start_sink(signal: int, sink: _Sink) -> Optional[int]:
     """Starts `signal` for a Python subscription, through the extension:
-    each value goes to the composed chain of its stages and on_next."""
+    each value goes to the composed chain of its stages and on_next, whose
+    exception fails the call (_Sink.failed)."""
     ctx = sink.ctx = _retain_callbacks(sink)
-    cell = sink.cell = [_ignore, sink, _speedups.Calls()]  # the chain reads cell[0] (handler): not None while it lives
+    cell = sink.cell = [_ignore, sink]  # the chain reads cell[0] (handler): not None while it lives
     cell[0] = sink.handler()
     if sink.ended:
         cell[0] = None
-    observer = _Observer(_sp_next, _sp_error, _sp_completed, _speedups.hold_observer(cell), _sp_release)
+    observer = _Observer(_sp_next, _sp_error, _sp_completed, _speedups.hold(cell), _sp_release)
     return _started(signal, sink, ctx, observer)
 
 
 class _StageRun(_Sink):
     """One subscription of a fused Python stage signal: the stages applied
-    to each value of the upstream, the results put into the subscriber."""
-    __slots__ = ("subscriber",)
+    to each value of the upstream, the results put into the subscriber; a
+    stage's exception fails the call as on_next's does (_Sink.failed), and
+    the library's error (error_at) goes on to the subscriber."""
+    __slots__ = ("subscriber", "failure")
 
     def __init__(self, maker: Optional[ChainMaker], subscriber: int, failures: _Recorder) -> None:
         super().__init__(maker, None, None, None, failures)
         self.subscriber = subscriber
+        # The exception a stage raised, until error_at passed it on.
+        self.failure: Optional[BaseException] = None
 
     def on_release(self) -> None:
         subscriber, self.subscriber = self.subscriber, 0
+        self.failure = None
         if subscriber:
             C.subscriber_release(subscriber)
         super().on_release()
+
+    def failed(self, exc: BaseException, into: int = 0, where: Optional[str] = None) -> None:
+        cell = self.cell
+        if not self.ended and cell is not None and cell[0] is not None:  # (_Sink.failed fails the call)
+            self.failure = exc
+        super().failed(exc, into, where)
 
     def handler(self) -> Optional[Callable[[Any], Any]]:
         """The stages, then the put of the result into the subscriber."""
@@ -372,55 +378,24 @@ class _StageRun(_Sink):
         live = self.cell if self.cell is not None else [_ignore]
         return self.maker(tail, live) if self.maker is not None else tail
 
-    def failed(self, exc: Optional[BaseException]) -> None:
-        """on_fail: a stage (or the put) raised `exc`, or (None) a
-        KeyboardInterrupt is pending: the stream fails with it."""
-        if self.ended:
-            return
-        if exc is None:
-            pending = _interrupts.local.pending or KeyboardInterrupt()
-            self.failures.record(pending)
-            self.put_error(pending)
-            return
-        self._fail_with(exc, _stage_of(exc))
-
-    def _fail_with(self, exc: BaseException, stage: Optional[str]) -> None:
-        """The stream fails with `exc`, marked with `stage` (the stage or
-        fold that raised it; None: on_next's put)."""
-        if stage is not None:
-            _mark_stage(exc, stage)
-        _trim_traceback(exc)
-        self.failures.record(exc)
-        if isinstance(exc, KeyboardInterrupt):
-            _interrupts.defer(exc)
-        try:
-            self.put_error(exc)
-        except BaseException:
-            pass
-        _detach_traceback(exc, stage or "next")
-
     def error_at(self, address: int) -> None:
-        """on_error: the upstream's error, passed on."""
+        """on_error: the upstream's error, or a stage's, passed on. A
+        stage's exception keeps its frames while the put delivers it
+        synchronously, and no longer: whatever holds the error downstream
+        (a recorder, a replay) would keep them, and through them the
+        callers' handles, for good."""
         if not self.ended:
             self.end()
             C.subscriber_put_error(self.subscriber, ctypes.cast(address, _ValueP))
+            failure, self.failure = self.failure, None
+            if failure is not None:
+                _detach_traceback(failure, getattr(failure, "_signalkit_stage", "next"))
 
     def completed(self) -> None:
         """on_completed: the upstream's completion, passed on."""
         if not self.ended:
             self.end()
             C.subscriber_put_completion(self.subscriber)
-
-    def put_error(self, error: object) -> None:
-        self.end()
-        out = Value()
-        _put_object(error, out)
-        try:
-            C.subscriber_put_error(self.subscriber, byref(out))
-        finally:
-            C.value_release(byref(out))
-        if self.disposable:
-            C.disposable_dispose(self.disposable)
 
 
 class _StageSource:
@@ -467,7 +442,9 @@ def _stage_generator(ctx: int, subscriber: int) -> Optional[int]:
 
 def _started(signal: int, sink: _Sink, ctx: int, observer: _Observer) -> Optional[int]:
     out = c_void_p()
-    status = C.signal_start(byref(out), signal, byref(observer))
+    # Failable: on_next fails through sk_callback_fail (_Sink.failed), and
+    # the library ends the subscription by its one rule.
+    status = C.signal_start_failable(byref(out), signal, byref(observer), 0)
     _check(status)
     if out.value:
         retained = C.disposable_retain(out.value)
@@ -486,9 +463,8 @@ def _started(signal: int, sink: _Sink, ctx: int, observer: _Observer) -> Optiona
 # the registry key (and the value as an object, or the subscriber's
 # address), under the exit rules.
 _c_stage_generator = _generator_fn(_speedups.operator("stage", _stage_generator))
-for _function in (_Sink.failed, _Sink.error_at, _Sink.completed, _Sink.released,
-                  _StageRun.failed, _StageRun._fail_with, _StageRun.error_at,
-                  _StageRun.completed, _stage_generator):
+for _function in (_fail_call, _Sink.failed, _Sink._end_raised, _Sink.error_at, _Sink.completed, _Sink.released,
+                  _StageRun.failed, _StageRun.error_at, _StageRun.completed, _stage_generator):
     _interrupts.THUNK_CODES.add(_function.__code__)
 
 
@@ -576,11 +552,14 @@ class _IterRun:
             except StopIteration:
                 C.subscriber_put_completion(self.subscriber)
                 return
+            # A failure ends the stream as a failing on_next does, its error
+            # put into the subscriber (no callback of the library runs here
+            # to fail): on_error, then the run stopped (its disposable).
             try:
                 check(item)
             except (OverflowError, UnicodeEncodeError) as exc:
                 self.failures.record(exc)
-                sink.fail(exc, "generator")
+                sink.failed(exc, self.subscriber, "generator")
                 return
             try:
                 _sk_user = True
@@ -589,10 +568,10 @@ class _IterRun:
                 _sk_user = False
             except BaseException as exc:
                 _sk_user = False
-                sink.fail(exc, "next")
+                sink.failed(exc, self.subscriber)
                 return
             if pending():  # interrupted.pending is not None, read in C
-                sink.fail(interrupted.pending or KeyboardInterrupt(), "next")
+                sink.failed(interrupted.pending or KeyboardInterrupt(), self.subscriber)
                 return
 
 

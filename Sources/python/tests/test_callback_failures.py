@@ -8,6 +8,7 @@ guide lists."""
 import gc
 import os
 import re
+import threading
 import traceback
 import weakref
 
@@ -234,6 +235,178 @@ def test_a_fold_without_on_error_is_reported_as_the_fold_behind_python_stages(ho
         pipe.put(1)
     assert [where for _, where in hook] == [fold]
     assert any(f"signalkit {fold} callback" in note for note in hook[0][0].__notes__), hook[0][0].__notes__
+
+
+# --- the subscriber's own on_next (sk_signal_start_failable) ------------------
+
+
+@pytest.fixture
+def releases(monkeypatch):
+    """How many times the library let go of a Python subscription's
+    callbacks during the test (_Sink.released)."""
+    from pysignalkit import _subscription
+    count = []
+    released = _subscription._Sink.released
+
+    def counting(sink):
+        count.append(sink)
+        released(sink)
+
+    monkeypatch.setattr(_subscription._Sink, "released", counting)
+    return count
+
+
+def _logging_raiser(log):
+    """A function for on_next or a fused stage: logs each value and
+    raises on 2 (the exception kept in `raised`)."""
+    raised = []
+
+    def fn(value):
+        if value == 2:
+            exc = Boom(value)
+            raised.append(exc)
+            raise exc
+        log.append(("next", value))
+        return value
+
+    return fn, raised
+
+
+# Where the raising function runs: on_next itself, or a Python stage fused
+# in front of it (the composed chain of _subscription.py), then the name
+# callback_error_hook hears without an on_error.
+RAISERS = [
+    ("on_next", lambda signal, fn: (signal, fn), "next"),
+    ("map", lambda signal, fn: (signal.map(fn), None), "map"),
+    ("filter", lambda signal, fn: (signal.filter(lambda v: fn(v) is not None), None), "filter"),
+    ("tap", lambda signal, fn: (signal.tap(fn), None), "tap"),
+]
+
+
+@pytest.mark.parametrize("name, build, where", RAISERS, ids=[r[0] for r in RAISERS])
+def test_a_raising_on_next_ends_the_subscription_with_its_exception(hook, releases, name, build, where):
+    # The package's subscriptions start through sk_signal_start_failable:
+    # the raise fails the call (sk_callback_fail), and the library delivers
+    # the error, then disposes the upstream (its one rule: the error first).
+    log, tracebacks = [], []
+    fn, raised = _logging_raiser(log)
+
+    def on_error(error):
+        tracebacks.append("".join(traceback.format_tb(error.__traceback__)))
+        log.append(("error", error))
+
+    with sk.Pipe() as pipe, pipe.signal() as source:
+        upstream = source.after_disposed(lambda: log.append("disposed"))
+        signal, on_next = build(upstream, fn)
+        with signal.subscribe(on_next or (lambda v: log.append(("on_next", v))), on_error,
+                              lambda: log.append("completed")) as subscription:
+            pipe.put(1)
+            pipe.put(2)
+            assert log.count("disposed") == 1, "the upstream was not disposed by the failure"
+            pipe.put(3)  # after the terminal event: reaches nothing
+            pipe.complete()
+            assert subscription.exception is raised[0]
+        if signal is not upstream:
+            signal.close()
+    delivered = [("next", 1)] if name == "on_next" else [("next", 1), ("on_next", 1)]
+    assert log == delivered + [("error", raised[0]), "disposed"]
+    assert log[-2][1] is raised[0]  # the very object raised
+    assert "in fn" in tracebacks[0] and "raise exc" in tracebacks[0]  # its traceback, while delivered
+    assert raised[0].__traceback__ is None  # and no frame kept afterwards
+    assert hook == []  # on_error received it
+    assert len(releases) == 1, "the callbacks were not released exactly once"
+
+
+@pytest.mark.parametrize("name, build, where", RAISERS, ids=[r[0] for r in RAISERS])
+def test_a_raising_on_next_without_on_error_is_reported_under_its_name(hook, releases, name, build, where):
+    log = []
+    fn, raised = _logging_raiser(log)
+    with sk.Pipe() as pipe, pipe.signal() as source:
+        signal, on_next = build(source, fn)
+        with signal.subscribe(on_next or (lambda v: None)):
+            for n in (1, 2, 3):
+                pipe.put(n)
+        if signal is not source:
+            signal.close()
+    assert log == [("next", 1)]
+    assert hook == [(raised[0], where)]
+    assert len(releases) == 1
+
+
+@pytest.mark.parametrize("name, build, where", RAISERS[:2], ids=[r[0] for r in RAISERS[:2]])
+def test_a_raising_on_next_s_error_waits_for_the_call_in_flight_on_another_thread(releases, name, build, where):
+    # signalkit.h, sk_signal_start_failable: the value calls in flight on
+    # other threads return first, then the error reaches on_error (on the
+    # thread whose call returned last), then the upstream is disposed; no
+    # value call begins after the failure. One thread is held inside
+    # on_next (the GIL let go) while the main thread's value raises.
+    log = []
+    inside, release = threading.Event(), threading.Event()
+    fn, raised = _logging_raiser(log)
+
+    def held(value):
+        if value == "held":
+            log.append(("next", value))
+            inside.set()
+            assert release.wait(10)
+            log.append(("returns", value))
+            return value
+        return fn(value)
+
+    def on_error(error):
+        log.append(("error", error, threading.current_thread().name))
+
+    with sk.Pipe() as pipe, pipe.signal() as source:
+        upstream = source.after_disposed(lambda: log.append("disposed"))
+        signal, on_next = build(upstream, held)
+        subscription = signal.subscribe(on_next or (lambda v: None), on_error)
+        holder = threading.Thread(target=pipe.put, args=("held",), name="holder")
+        holder.start()
+        try:
+            assert inside.wait(10)
+            pipe.put(2)
+            pipe.put(3)  # the subscription is ending: nothing starts
+            assert log == [("next", "held")], "the error (or the dispose) ran beside the call in flight"
+        finally:
+            release.set()
+            holder.join(10)
+        assert not holder.is_alive()
+        assert log == [("next", "held"), ("returns", "held"), ("error", raised[0], "holder"), "disposed"]
+        subscription.close()
+        if signal is not upstream:
+            signal.close()
+    assert len(releases) == 1
+
+
+def test_a_value_in_a_fused_stage_on_another_thread_stops_there_once_on_next_failed():
+    # A value that entered the chain on another thread before the failure
+    # (held in a tap, the GIL let go) reaches no later stage nor on_next:
+    # the subscription has ended when it goes on.
+    log = []
+    inside, release = threading.Event(), threading.Event()
+
+    def tap(value):
+        if value == "held":
+            inside.set()
+            assert release.wait(10)
+
+    def on_next(value):
+        if value == "boom":
+            raise Boom(value)
+        log.append(value)
+
+    with sk.Pipe() as pipe, pipe.signal() as source, source.tap(tap) as tapped:
+        subscription = tapped.subscribe(on_next, lambda error: log.append(("error", str(error))))
+        holder = threading.Thread(target=pipe.put, args=("held",))
+        holder.start()
+        try:
+            assert inside.wait(10)
+            pipe.put("boom")
+        finally:
+            release.set()
+            holder.join(10)
+        subscription.close()
+    assert log == [("error", "boom")]
 
 
 # --- tracebacks ----------------------------------------------------------------

@@ -1,6 +1,6 @@
 /*
  * fold.c: the fold function of sk_signal_reduce_left and sk_signal_scan,
- * whose ctx is a Python list [handler, sink], an observer's without its Calls (hold(),
+ * whose ctx is a Python list [handler, sink], as an observer's (hold(),
  * observer.c): handler(accumulator, value), its result written into the
  * out value (an object not of the library's kinds goes in through
  * sink.put_into(object, address)); an exception goes to

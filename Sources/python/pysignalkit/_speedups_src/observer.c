@@ -1,17 +1,19 @@
 /*
  * observer.c: the four callbacks of an sk_observer (next, error,
  * completed, release) that a Python subscription hands to the library,
- * whose ctx is the Calls of a Python list [handler, sink, calls] held by
- * the library (hold_observer()):
+ * started by sk_signal_start_failable, whose ctx is a Python list
+ * [handler, sink] held by the library (hold()):
  * - next converts the value (values.c: an array as a list) and calls
- *   handler(value) (None there: nothing to call), counted in `calls` (a
- *   Calls), and sink.failed(exception) if it raised; the call that leaves
- *   `calls` with none in flight delivers the failure waiting there
- *   (sink.deliver_failure(pending), below);
+ *   handler(value) (None there: nothing to call), and sink.failed(exception)
+ *   if it raised, which fails the call through sk_callback_fail (as a
+ *   fold's sink does, fold.c): the library then ends the subscription by its
+ *   one rule (signalkit.h, sk_signal_start_failable: the error after the
+ *   value calls in flight on other threads, to error below, then the
+ *   upstream disposed);
  * - error calls sink.error_at(address of the value);
  * - completed calls sink.completed();
- * - release calls sink.released(), then drops the list (a fold's list,
- *   fold.c, has a release of its own: FOLD_RELEASE).
+ * - release calls sink.released(), then drops the list (also a fold
+ *   function's release: fold.c's list is of the same shape).
  * Also the disposable a fused stage run's generator returns
  * (ending_disposable()), which ends the run's list before it disposes the
  * run's upstream.
@@ -23,105 +25,7 @@
 #include <stdlib.h>
 
 /* The sink's methods the callbacks call (interned at import). */
-static PyObject *name_failed, *name_error_at, *name_completed, *name_released, *name_deliver_failure;
-
-/* A subscription's handler calls in flight, on every thread, and the
- * failure waiting for them (the library's order of events, signalkit.h's
- * conventions, kept by the package's own calls: an exception of on_next or
- * of a Python stage fused in front of it ends the subscription on its
- * thread while other threads may still be inside the handler, the GIL let
- * go). The sink's failure (_Sink.fail) waits when another thread has a call
- * in flight (defer_failure): the call that leaves none delivers it. Read
- * and written under the GIL only. */
-typedef struct {
-    PyObject_HEAD
-    /* The callback list whose third item this is (borrowed: the list holds
-     * this object), set by hold_observer(); the library's reference to the
-     * list keeps both until on_release. */
-    PyObject *list;
-    Py_ssize_t in_flight;
-    /* A thread with calls in flight (one that entered when no thread was
-     * the owner) and how many of them it entered as the owner (never more
-     * than its calls in flight: a thread's nested calls end innermost
-     * first): a failure on that thread, nested in its calls, counts them
-     * as its own (calls_elsewhere). */
-    uintptr_t owner; /* the thread (this_thread()) */
-    Py_ssize_t owner_calls;
-    PyObject *pending; /* the (exception, where) waiting, or NULL */
-} calls_object;
-
-static int calls_traverse(PyObject *self, visitproc visit, void *arg)
-{
-    Py_VISIT(((calls_object *)self)->pending);
-    return 0;
-}
-
-static int calls_clear(PyObject *self)
-{
-    Py_CLEAR(((calls_object *)self)->pending);
-    return 0;
-}
-
-static void calls_dealloc(PyObject *self)
-{
-    PyTypeObject *type = Py_TYPE(self);
-    PyObject_GC_UnTrack(self);
-    calls_clear(self);
-    PyObject_GC_Del(self);
-    Py_DECREF(type);
-}
-
-static PyType_Slot calls_slots[] = {
-    {Py_tp_doc, (void *)"A subscription's handler calls in flight and the failure waiting for them (observer.c)."},
-    {Py_tp_dealloc, SLOT_FUNCTION(calls_dealloc)},
-    {Py_tp_traverse, SLOT_FUNCTION(calls_traverse)},
-    {Py_tp_clear, SLOT_FUNCTION(calls_clear)},
-    {0, NULL},
-};
-
-static PyType_Spec calls_spec = {
-    "pysignalkit._speedups.Calls", sizeof(calls_object), 0, Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC, calls_slots,
-};
-
-static PyObject *calls_type;
-
-/* The calling thread, as the address of one of its thread-locals (which a
- * delivery reads anyway: no call, unlike pthread_self()). */
-static inline uintptr_t this_thread(void)
-{
-    return (uintptr_t)&putting;
-}
-
-/* A handler call begins (`me`: the calling thread). */
-static inline void calls_enter(calls_object *calls, uintptr_t me)
-{
-    if (calls->owner_calls == 0) {
-        calls->owner = me;
-        calls->owner_calls = 1;
-    } else if (calls->owner == me) {
-        calls->owner_calls++;
-    }
-    calls->in_flight++;
-}
-
-/* A handler call of `me` ends. */
-static inline void calls_leave(calls_object *calls, uintptr_t me)
-{
-    calls->in_flight--;
-    if (calls->owner_calls != 0 && calls->owner == me)
-        calls->owner_calls--;
-}
-
-/* The calls of `calls` in flight on other threads: all of them less this
- * thread's own (a failure nested in its calls). A thread that entered while
- * another was the owner has its calls counted as another's: its failure
- * then waits for its outer calls to return too, never runs beside another
- * thread's. */
-static Py_ssize_t calls_elsewhere(calls_object *calls)
-{
-    Py_ssize_t mine = calls->owner_calls != 0 && calls->owner == this_thread() ? calls->owner_calls : 0;
-    return calls->in_flight - mine;
-}
+static PyObject *name_failed, *name_error_at, *name_completed, *name_released;
 
 /* Calls sink.name(arg) (arg NULL: sink.name()); an exception escaping it
  * is reported as unraisable (the package's methods catch their own). */
@@ -188,8 +92,7 @@ static void on_next(void *ctx, const sk_value *value)
     int *here = putting_here();
     if (!enter_delivery_at(here, &held, &state, &saved))
         return;
-    calls_object *calls = (calls_object *)ctx;
-    PyObject *list = calls->list;
+    PyObject *list = ctx;
     PyObject *handler = PyList_GetItem(list, HANDLER); /* borrowed */
     if (handler != NULL && handler != Py_None) {
         if (interrupted) {
@@ -213,25 +116,19 @@ static void on_next(void *ctx, const sk_value *value)
                 leave_delivery_at(here, held, state, saved);
                 return;
             }
-            uintptr_t me = (uintptr_t)here; /* this_thread() */
             Py_INCREF(handler);
-            calls_enter(calls, me);
             PyObject *result = item ? call_one(handler, item) : NULL;
-            calls_leave(calls, me);
             Py_DECREF(handler);
             if (result == NULL) {
+                /* sink.failed(exception) fails this call (sk_callback_fail):
+                 * the library delivers the error to error below once the
+                 * value calls in flight have returned, then disposes the
+                 * upstream. */
                 PyObject *exc = fetch_exception();
                 call_sink(list, name_failed, exc);
                 Py_DECREF(exc);
             } else {
                 Py_DECREF(result);
-            }
-            if (calls->in_flight == 0 && calls->pending != NULL) {
-                /* The last call in flight: the failure that waited for it. */
-                PyObject *failure = calls->pending;
-                calls->pending = NULL;
-                call_sink(list, name_deliver_failure, failure);
-                Py_DECREF(failure);
             }
         }
     } else if (handler == NULL) {
@@ -248,10 +145,10 @@ static void on_error(void *ctx, const sk_value *value)
         return;
     PyObject *address = PyLong_FromVoidPtr((void *)value);
     if (address != NULL) {
-        call_sink(((calls_object *)ctx)->list, name_error_at, address);
+        call_sink(ctx, name_error_at, address);
         Py_DECREF(address);
     } else {
-        PyErr_WriteUnraisable(((calls_object *)ctx)->list);
+        PyErr_WriteUnraisable(ctx);
     }
     leave(state, saved);
 }
@@ -262,103 +159,37 @@ static void on_completed(void *ctx)
     int saved;
     if (!enter(1, &state, &saved))
         return;
-    call_sink(((calls_object *)ctx)->list, name_completed, NULL);
+    call_sink(ctx, name_completed, NULL);
     leave(state, saved);
 }
 
-/* Calls sink.released(), then drops the library's reference to `list`.
- * Runs while closing too (the exit hook waits for the releases), not once
- * finalizing (the list is then left to the process's end). */
-static void release_list(PyObject *list)
+/* release: calls sink.released(), then drops the library's reference to
+ * the list (ctx: an observer's list, or a fold function's). Runs while
+ * closing too (the exit hook waits for the releases), not once finalizing
+ * (the list is then left to the process's end). */
+static void on_release(void *ctx)
 {
     PyGILState_STATE state;
     int saved;
     if (!enter(0, &state, &saved))
         return;
-    call_sink(list, name_released, NULL);
-    Py_DECREF(list); /* an observer's Calls, which the list holds, may go with it */
+    call_sink(ctx, name_released, NULL);
+    Py_DECREF((PyObject *)ctx);
     leave(state, saved);
 }
 
-/* An observer's release (ctx: its Calls). */
-static void on_release(void *ctx)
-{
-    release_list(((calls_object *)ctx)->list);
-}
-
-/* A fold function's release (ctx: its list, hold()). */
-static void on_fold_release(void *ctx)
-{
-    release_list((PyObject *)ctx);
-}
-
-/* hold(list): a new reference to a fold's callback list [fn, fold], as
- * the ctx (address) the library hands to its function (fold.c); dropped by
- * on_fold_release (FOLD_RELEASE). */
+/* hold(list): a new reference to a callback list [handler, sink] (an
+ * observer's, or a fold's [fn, fold]), as the ctx (address) the library
+ * hands to its callbacks; dropped by on_release (RELEASE). */
 static PyObject *hold(PyObject *self, PyObject *list)
 {
     (void)self;
-    if (!PyList_Check(list) || PyList_Size(list) != CALLS) {
-        PyErr_SetString(PyExc_TypeError, "signalkit: _speedups.hold takes a list [fn, fold]");
+    if (!PyList_Check(list) || PyList_Size(list) != SLOTS) {
+        PyErr_SetString(PyExc_TypeError, "signalkit: _speedups.hold takes a list [handler, sink]");
         return NULL;
     }
     Py_INCREF(list);
     return PyLong_FromVoidPtr(list);
-}
-
-/* hold_observer(list): a new reference to an observer's callback list
- * [handler, sink, Calls()], for the library; the ctx (address) the library
- * hands to the callbacks is the list's Calls, which points to the list.
- * Dropped by on_release. */
-static PyObject *hold_observer(PyObject *self, PyObject *list)
-{
-    (void)self;
-    if (!PyList_Check(list) || PyList_Size(list) != SLOTS ||
-        !PyObject_TypeCheck(PyList_GetItem(list, CALLS), (PyTypeObject *)calls_type)) {
-        PyErr_SetString(PyExc_TypeError, "signalkit: _speedups.hold_observer takes a list [handler, sink, Calls()]");
-        return NULL;
-    }
-    calls_object *calls = (calls_object *)PyList_GetItem(list, CALLS);
-    calls->list = list;
-    Py_INCREF(list);
-    return PyLong_FromVoidPtr(calls);
-}
-
-/* defer_failure(calls, pending): keeps `pending` (the sink's (exception,
- * where)) for the last of the calls in flight on other threads to deliver,
- * and returns True; False (nothing kept) when no other thread has a call in
- * flight: the caller delivers it at once. */
-static PyObject *defer_failure(PyObject *self, PyObject *args)
-{
-    (void)self;
-    PyObject *calls, *pending;
-    if (!PyArg_ParseTuple(args, "O!O", (PyTypeObject *)calls_type, &calls, &pending))
-        return NULL;
-    calls_object *c = (calls_object *)calls;
-    if (calls_elsewhere(c) == 0)
-        Py_RETURN_FALSE;
-    PyObject *old = c->pending;
-    Py_INCREF(pending);
-    c->pending = pending;
-    Py_XDECREF(old);
-    Py_RETURN_TRUE;
-}
-
-/* drop_failure(calls): drops the failure waiting, if any (a dispose that
- * comes while it waits), and returns it (or None). */
-static PyObject *drop_failure(PyObject *self, PyObject *calls)
-{
-    (void)self;
-    if (!PyObject_TypeCheck(calls, (PyTypeObject *)calls_type)) {
-        PyErr_SetString(PyExc_TypeError, "signalkit: _speedups.drop_failure takes a Calls");
-        return NULL;
-    }
-    calls_object *c = (calls_object *)calls;
-    if (c->pending == NULL)
-        Py_RETURN_NONE;
-    PyObject *pending = c->pending;
-    c->pending = NULL;
-    return pending; /* the reference the Calls held */
 }
 
 /* The disposable of a fused run of Python stages started as a custom
@@ -410,7 +241,7 @@ static void ending_release(void *ctx)
 }
 
 /* ending_disposable(list, upstream) -> address: the disposable (+1, for the
- * library) that ends `list` (an observer's [handler, sink, Calls()]) and
+ * library) that ends `list` (an observer's [handler, sink]) and
  * then disposes the sk_disposable at address `upstream` (0: none), taking
  * over the caller's reference to it; when it raises, the caller keeps
  * that reference. */
@@ -424,7 +255,7 @@ static PyObject *ending_disposable(PyObject *self, PyObject *args)
     if (upstream == NULL && PyErr_Occurred())
         return NULL;
     if (PyList_Size(list) != SLOTS) {
-        PyErr_SetString(PyExc_TypeError, "signalkit: _speedups.ending_disposable takes a list [handler, sink, Calls()]");
+        PyErr_SetString(PyExc_TypeError, "signalkit: _speedups.ending_disposable takes a list [handler, sink]");
         return NULL;
     }
     ending_ctx *ending = malloc(sizeof *ending);
@@ -451,12 +282,7 @@ static PyObject *ending_disposable(PyObject *self, PyObject *args)
 static PyMethodDef methods[] = {
     {"ending_disposable", ending_disposable, METH_VARARGS,
      "ending_disposable(list, upstream) -> address: a disposable that ends list, then disposes upstream."},
-    {"hold", hold, METH_O, "hold(list) -> ctx: a fold's callback list, held for the library until its release."},
-    {"hold_observer", hold_observer, METH_O,
-     "hold_observer(list) -> ctx: an observer's callback list, held for the library until on_release."},
-    {"defer_failure", defer_failure, METH_VARARGS,
-     "defer_failure(calls, pending) -> bool: pending kept for the last call in flight on another thread."},
-    {"drop_failure", drop_failure, METH_O, "drop_failure(calls) -> pending or None: the failure waiting, dropped."},
+    {"hold", hold, METH_O, "hold(list) -> ctx: a callback list [handler, sink], held for the library until RELEASE."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -466,24 +292,14 @@ static int init(PyObject *module)
     name_error_at = PyUnicode_InternFromString("error_at");
     name_completed = PyUnicode_InternFromString("completed");
     name_released = PyUnicode_InternFromString("released");
-    name_deliver_failure = PyUnicode_InternFromString("deliver_failure");
-    if (!name_failed || !name_error_at || !name_completed || !name_released || !name_deliver_failure)
+    if (!name_failed || !name_error_at || !name_completed || !name_released)
         return -1;
-    calls_type = PyType_FromSpec(&calls_spec);
-    if (calls_type == NULL)
-        return -1;
-    Py_INCREF(calls_type);
-    if (PyModule_AddObject(module, "Calls", calls_type) < 0) {
-        Py_DECREF(calls_type);
-        return -1;
-    }
     sk_next_fn next_fn = on_next, error_fn = on_error;
     sk_completed_fn completed_fn = on_completed;
-    sk_release_fn release_fn = on_release, fold_release_fn = on_fold_release;
+    sk_release_fn release_fn = on_release;
     if (add_address(module, "NEXT", (uintptr_t)next_fn) < 0 || add_address(module, "ERROR", (uintptr_t)error_fn) < 0 ||
         add_address(module, "COMPLETED", (uintptr_t)completed_fn) < 0 ||
-        add_address(module, "RELEASE", (uintptr_t)release_fn) < 0 ||
-        add_address(module, "FOLD_RELEASE", (uintptr_t)fold_release_fn) < 0)
+        add_address(module, "RELEASE", (uintptr_t)release_fn) < 0)
         return -1;
     return 0;
 }

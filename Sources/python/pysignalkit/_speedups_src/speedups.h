@@ -142,10 +142,9 @@ int object_value(PyObject *object, sk_value *out);
 
 /* observer.c, fold.c: the callback list ----------------------------------- */
 
-/* The slots of the list [handler, sink, calls] that is the ctx of an
- * observer's callbacks (hold(); calls: observer.c's Calls), and of the
- * list [handler, sink] of a fold function. */
-enum { HANDLER, SINK, CALLS, SLOTS };
+/* The slots of the list [handler, sink] that is the ctx of an observer's
+ * callbacks and of a fold function (hold()). */
+enum { HANDLER, SINK, SLOTS };
 
 /* release.c --------------------------------------------------------------- */
 
