@@ -518,6 +518,24 @@ int nats_server_subscriptions_starting(const nats_server *server, const char *pr
     return subscriptions_matching(server, prefix, false);
 }
 
+int nats_wait_subscriptions_starting(const nats_server *server, natsConnection *connection, const char *prefix,
+                                     int expected) {
+    /* The server learns of an unsubscription when the client's flush
+     * reaches it, which a thread of the bridge may start after the release
+     * the test waited for: asked again until it agrees, at most 60 s. */
+    struct timespec start, now, pause = {0, 1000000};
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    for (;;) {
+        (void)natsConnection_Flush(connection);
+        int found = subscriptions_matching(server, prefix, false);
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if (found == expected || now.tv_sec - start.tv_sec > 60) {
+            return found;
+        }
+        nanosleep(&pause, NULL);
+    }
+}
+
 long nats_wait_live_objects(long expected) {
     (void)sk_live_objects_wait(expected, 60.0);
     return sk_live_objects();

@@ -69,6 +69,10 @@ char *nats_monitor_get(const nats_server *server, const char *path);
 int nats_server_subscriptions(const nats_server *server, const char *subject);
 /* How many subscriptions to subjects that start with `prefix` it lists. */
 int nats_server_subscriptions_starting(const nats_server *server, const char *prefix);
+/* nats_server_subscriptions_starting once it says `expected` (flushing
+ * `connection` before each look), or after 60 s: the count then. */
+int nats_wait_subscriptions_starting(const nats_server *server, natsConnection *connection, const char *prefix,
+                                     int expected);
 
 /* Events of one subscription, for tests to wait on. */
 typedef struct recorder {
