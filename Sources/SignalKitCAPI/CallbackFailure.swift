@@ -255,22 +255,11 @@ final class SKFailableObserver: SKFailureEnd, @unchecked Sendable {
         self.ctx = observer.ctx
         self.releaseFunction = observer.release
         super.init(error: nil, completed: nil)
-        liveObjectCount.wrappingAdd(1, ordering: .relaxed)
-        // In the registry, for sk_live_objects_report, while handle checking
-        // is on (as `SKObserver`).
-        if HandleRegistry.isEnabled {
-            let address = UInt(bitPattern: Unmanaged.passUnretained(self).toOpaque())
-            HandleRegistry.register(address)
-            HandleRegistry.noteMaker(address, "sk_signal_start_failable")
-        }
+        observerMade(self, by: "sk_signal_start_failable")
     }
 
     deinit {
-        if HandleRegistry.isEnabled {
-            HandleRegistry.unregister(UInt(bitPattern: Unmanaged.passUnretained(self).toOpaque()))
-        }
-        liveObjectGone()
-        self.releaseFunction?(self.ctx)
+        observerGone(self, releasing: self.releaseFunction, self.ctx)
     }
 
     override func deliverError(_ failure: SKValue) {

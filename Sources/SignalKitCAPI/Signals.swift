@@ -218,25 +218,38 @@ final class SKObserver: SKObserverFields {
         self.completed = observer.completed
         self.ctx = observer.ctx
         self.releaseFunction = observer.release
-        liveObjectCount.wrappingAdd(1, ordering: .relaxed)
-        // In the registry, for sk_live_objects_report, while handle checking
-        // is on (which cannot change while it lives: it is counted).
-        if HandleRegistry.isEnabled {
-            let address = UInt(bitPattern: Unmanaged.passUnretained(self).toOpaque())
-            HandleRegistry.register(address)
-            HandleRegistry.noteMaker(address, "sk_signal_start")
-        }
+        observerMade(self, by: "sk_signal_start")
     }
 
     deinit {
-        if HandleRegistry.isEnabled {
-            HandleRegistry.unregister(UInt(bitPattern: Unmanaged.passUnretained(self).toOpaque()))
-        }
-        // Uncounted before the release function runs (as SKContext), so that
-        // whoever the release wakes sees the registration gone.
-        liveObjectGone()
-        self.releaseFunction?(self.ctx)
+        observerGone(self, releasing: self.releaseFunction, self.ctx)
     }
+}
+
+/// An observer object of the C layer (`SKObserver`, `SKFailableObserver`)
+/// is made: counted, and in the registry for sk_live_objects_report while
+/// handle checking is on (which cannot change while it lives: it is
+/// counted), noted as made by `maker`.
+@inline(__always)
+func observerMade(_ observer: AnyObject, by maker: StaticString) {
+    liveObjectCount.wrappingAdd(1, ordering: .relaxed)
+    if HandleRegistry.isEnabled {
+        let address = UInt(bitPattern: Unmanaged.passUnretained(observer).toOpaque())
+        HandleRegistry.register(address)
+        HandleRegistry.noteMaker(address, maker)
+    }
+}
+
+/// An observer object's deinit: out of the registry, uncounted before the
+/// release function runs (as SKContext), so that whoever the release wakes
+/// sees the registration gone; then `release(ctx)`.
+@inline(__always)
+func observerGone(_ observer: AnyObject, releasing release: sk_release_fn?, _ ctx: UnsafeMutableRawPointer?) {
+    if HandleRegistry.isEnabled {
+        HandleRegistry.unregister(UInt(bitPattern: Unmanaged.passUnretained(observer).toOpaque()))
+    }
+    liveObjectGone()
+    release?(ctx)
 }
 
 /// Starts `signal` with the callbacks of `callbacks`, which the subscription

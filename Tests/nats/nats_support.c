@@ -532,7 +532,7 @@ int nats_wait_subscriptions_starting(const nats_server *server, natsConnection *
         if (found == expected || now.tv_sec - start.tv_sec > 60) {
             return found;
         }
-        nanosleep(&pause, NULL);
+        nanosleep(&pause, NULL); /* a poll of the server's monitor, which has no event to wait on */
     }
 }
 
