@@ -30,7 +30,7 @@ let package = Package(
         .target(name: "CostRows"),
         // `make bench-check`: the cost table's Swift rows, under callgrind.
         .executableTarget(name: "OperatorCost", dependencies: [
-            "CostRows", "MallocCounter",
+            "CostRows", "MallocCounter", "SKWorkloads", "BenchKit",
             .product(name: "SwiftSignalKit", package: "SwiftSignalKit"),
         ]),
         // `make bench-check`: allocation counts only, quick to build.

@@ -1435,6 +1435,21 @@ static void run_instructions(void) {
     bench_expect("c", "W5", w5(100, &a), expected_w5(100));
     COUNTED("W5 n", bench_expect("c", "W5", w5(10000, &a), expected_w5(10000)));
     COUNTED("W5 2n", bench_expect("c", "W5", w5(20000, &a), expected_w5(20000)));
+    /* W3, W3s, W5z and W5s as OperatorCost counts them in the Swift API
+     * (issue 78: the C API at most 1.2 times the Swift API per unit): W3 and
+     * W3s double the puts over the same sinks, a unit is a delivery. */
+    bench_expect("c", "W3", w3(1000, 2, &a), 1000 * sum_below(2));
+    COUNTED("W3 n", bench_expect("c", "W3", w3(1000, 20, &a), 1000 * sum_below(20)));
+    COUNTED("W3 2n", bench_expect("c", "W3", w3(1000, 40, &a), 1000 * sum_below(40)));
+    bench_expect("c", "W3s", w3share(100, 10, &a), 100 * sum_below(10));
+    COUNTED("W3s n", bench_expect("c", "W3s", w3share(100, 100, &a), 100 * sum_below(100)));
+    COUNTED("W3s 2n", bench_expect("c", "W3s", w3share(100, 200, &a), 100 * sum_below(200)));
+    bench_expect("c", "W5z", w5zip(100, &a), expected_w5zip(100));
+    COUNTED("W5z n", bench_expect("c", "W5z", w5zip(10000, &a), expected_w5zip(10000)));
+    COUNTED("W5z 2n", bench_expect("c", "W5z", w5zip(20000, &a), expected_w5zip(20000)));
+    bench_expect("c", "W5s", w5scan(100, &a), expected_w5scan(100));
+    COUNTED("W5s n", bench_expect("c", "W5s", w5scan(10000, &a), expected_w5scan(10000)));
+    COUNTED("W5s 2n", bench_expect("c", "W5s", w5scan(20000, &a), expected_w5scan(20000)));
     /* ND: 10,000 and 20,000 nested metas. Linear, the difference is what
      * one container costs; quadratic (the put-off ends taken from the front
      * of an array), it grew with the nesting: tens of thousands. */

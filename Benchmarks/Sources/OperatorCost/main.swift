@@ -9,10 +9,12 @@
 // CostRows.h's, as for the C and C++ programs. Each row runs at 2,000 and
 // 4,000 puts, counted under the labels "op:ROW n" and "op:ROW 2n"; its
 // allocations and deliveries per put are printed as JSON lines.
+import BenchKit
 import CostRows
 import Dispatch
 import Glibc
 import MallocCounter
+import SKWorkloads
 import SwiftSignalKit
 
 /// What one row's operator is given, and what its subscriber counted. One
@@ -232,12 +234,72 @@ func measureW7() {
     }
 }
 
-// COST_ONLY=ROW[,ROW...]: those rows only (W7: W7 and W7b), to profile one
-// (Benchmarks/README.md, "Running").
+/// The workloads whose C API count bench_capi's `--instructions` also
+/// makes (issue 78: the C API at most 1.2 times the Swift API per unit),
+/// as the timed suite runs them (SKWorkloads): each at two sizes, counted
+/// under "LABEL n" and "LABEL 2n", the difference the cost of the units
+/// added (building and disposing cancel), checked against its sum computed
+/// plainly. The sizes are bench_capi's; a unit is W1's source event, a W3
+/// or W3s delivery (the puts double, the sinks stay), a W5, W5z or W5s put.
+func measureWorkloads() {
+    func sumBelow(_ n: Int) -> Int { n * (n - 1) / 2 }
+    func expectedW1(_ n: Int) -> Int {
+        var sum = 0
+        for i in 0 ..< n where (i + 1) % 2 == 0 {
+            sum &+= (i + 1) * 2
+        }
+        return sum
+    }
+    func expectedW5(_ n: Int) -> Int {
+        var latest = [0, 0], seen = [false, false], sum = 0
+        for i in 0 ..< n {
+            latest[i % 2] = i
+            seen[i % 2] = true
+            if seen[0] && seen[1] {
+                sum &+= latest[0] &+ latest[1]
+            }
+        }
+        return sum
+    }
+    func expectedW5s(_ n: Int) -> Int {
+        var running = 0, sum = 0
+        for i in 0 ..< n {
+            running &+= i
+            sum &+= running
+        }
+        return sum
+    }
+    let none = Probe.none
+    let workloads: [(label: String, n: Int, run: (Int) -> Int, expected: (Int) -> Int)] = [
+        ("W1", 50_000, { SKWorkloads.w1($0, none) }, expectedW1),
+        ("W3", 20, { SKWorkloads.w3(sinks: 1_000, puts: $0, none) }, { 1_000 * sumBelow($0) }),
+        ("W3s", 100, { SKWorkloads.w3share(sinks: 100, puts: $0, none) }, { 100 * sumBelow($0) }),
+        ("W5", 10_000, { SKWorkloads.w5($0, none) }, expectedW5),
+        ("W5z", 10_000, { SKWorkloads.w5zip($0, none) }, { sumBelow($0 - $0 % 2) }),
+        ("W5s", 10_000, { SKWorkloads.w5scan($0, none) }, expectedW5s),
+    ]
+    for workload in workloads where only?.contains(workload.label) ?? true {
+        _ = workload.run(10)
+        for (suffix, n) in [("n", workload.n), ("2n", 2 * workload.n)] {
+            cost_counted_begin()
+            let sum = workload.run(n)
+            cost_counted_end("\(workload.label) \(suffix)")
+            if sum != workload.expected(n) {
+                print("{\"impl\":\"swift\",\"workload\":\"\(workload.label)\",\"error\":\"sum \(sum), expected \(workload.expected(n))\"}")
+                exit(1)
+            }
+        }
+    }
+}
+
+// COST_ONLY=ROW[,ROW...]: those rows only (W7: W7 and W7b; W1, W3, W3s,
+// W5, W5z, W5s: that workload), to profile one (Benchmarks/README.md,
+// "Running").
 let only: Set<String>? = getenv("COST_ONLY").map { Set(String(cString: $0).split(separator: ",").map(String.init)) }
 if only?.contains("W7") ?? true {
     measureW7()
 }
+measureWorkloads()
 var seen = Set<String>()
 for row in rowsByHand + generatedCostRows() {
     if !seen.insert(row.name).inserted {
