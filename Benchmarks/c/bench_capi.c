@@ -1078,6 +1078,15 @@ static void size_label(char *out, size_t size, int64_t n) {
         CALLGRIND_DUMP_STATS_AT(label); \
     } while (0)
 
+/* A workload counted under `label` and checked against its checksum,
+ * which is computed before the count starts (the Swift API's program,
+ * OperatorCost, computes its own outside the count too). */
+#define COUNTED_RUN(label, impl, id, run, expected) \
+    do {                                            \
+        int64_t expected_ = (expected);             \
+        COUNTED(label, bench_expect(impl, id, run, expected_)); \
+    } while (0)
+
 #ifdef BENCH_FFI
 /* `checks` checks of `signature` (its result read back, which looks it up
  * in the registry of the ffi library's live handles); the count of those
@@ -1109,8 +1118,8 @@ static void run_handle_check_instructions(void) {
         CHECK(sk_ffi_signature_parse(&others[i], "void(i64)"));
     }
     bench_expect("ffi", "HC", handle_checks(first, 100), 0);
-    COUNTED("HC n", bench_expect("ffi", "HC", handle_checks(first, 1000), 0));
-    COUNTED("HC 2n", bench_expect("ffi", "HC", handle_checks(first, 2000), 0));
+    COUNTED_RUN("HC n", "ffi", "HC", handle_checks(first, 1000), 0);
+    COUNTED_RUN("HC 2n", "ffi", "HC", handle_checks(first, 2000), 0);
     for (i = 0; i < MANY; i++) {
         sk_ffi_signature_release(others[i]);
     }
@@ -1121,8 +1130,8 @@ static void run_handle_check_instructions(void) {
 static void run_ffi_instructions(void) {
     bench_probe a;
     bench_expect("ffi", "NP", np(100, &a), 99);
-    COUNTED("NP n", bench_expect("ffi", "NP", np(10000, &a), 9999));
-    COUNTED("NP 2n", bench_expect("ffi", "NP", np(20000, &a), 19999));
+    COUNTED_RUN("NP n", "ffi", "NP", np(10000, &a), 9999);
+    COUNTED_RUN("NP 2n", "ffi", "NP", np(20000, &a), 19999);
     run_handle_check_instructions();
 }
 #else
@@ -1419,50 +1428,50 @@ static void run_instructions(void) {
         return;
     }
     bench_expect("c", "W1", w1(1000, &a), expected_w1(1000));
-    COUNTED("W1 n", bench_expect("c", "W1", w1(50000, &a), expected_w1(50000)));
-    COUNTED("W1 2n", bench_expect("c", "W1", w1(100000, &a), expected_w1(100000)));
+    COUNTED_RUN("W1 n", "c", "W1", w1(50000, &a), expected_w1(50000));
+    COUNTED_RUN("W1 2n", "c", "W1", w1(100000, &a), expected_w1(100000));
     /* A put every 1,000 cycles at n and every 2,000 at 2n: ten puts in
      * each, so that the difference is subscriptions alone. */
     bench_expect("c", "W2", w2(100, 10, &a), expected_w2(100, 10));
-    COUNTED("W2 n", bench_expect("c", "W2", w2(10000, 1000, &a), expected_w2(10000, 1000)));
-    COUNTED("W2 2n", bench_expect("c", "W2", w2(20000, 2000, &a), expected_w2(20000, 2000)));
+    COUNTED_RUN("W2 n", "c", "W2", w2(10000, 1000, &a), expected_w2(10000, 1000));
+    COUNTED_RUN("W2 2n", "c", "W2", w2(20000, 2000, &a), expected_w2(20000, 2000));
     bench_expect("c", "W2b", w2b(100, 10, &a), expected_w2(100, 10));
-    COUNTED("W2b n", bench_expect("c", "W2b", w2b(10000, 1000, &a), expected_w2(10000, 1000)));
-    COUNTED("W2b 2n", bench_expect("c", "W2b", w2b(20000, 2000, &a), expected_w2(20000, 2000)));
+    COUNTED_RUN("W2b n", "c", "W2b", w2b(10000, 1000, &a), expected_w2(10000, 1000));
+    COUNTED_RUN("W2b 2n", "c", "W2b", w2b(20000, 2000, &a), expected_w2(20000, 2000));
     bench_expect("c", "W4", w4(100, &a), sum_below(100));
-    COUNTED("W4 n", bench_expect("c", "W4", w4(10000, &a), sum_below(10000)));
-    COUNTED("W4 2n", bench_expect("c", "W4", w4(20000, &a), sum_below(20000)));
+    COUNTED_RUN("W4 n", "c", "W4", w4(10000, &a), sum_below(10000));
+    COUNTED_RUN("W4 2n", "c", "W4", w4(20000, &a), sum_below(20000));
     bench_expect("c", "W5", w5(100, &a), expected_w5(100));
-    COUNTED("W5 n", bench_expect("c", "W5", w5(10000, &a), expected_w5(10000)));
-    COUNTED("W5 2n", bench_expect("c", "W5", w5(20000, &a), expected_w5(20000)));
+    COUNTED_RUN("W5 n", "c", "W5", w5(10000, &a), expected_w5(10000));
+    COUNTED_RUN("W5 2n", "c", "W5", w5(20000, &a), expected_w5(20000));
     /* W3, W3s, W5z and W5s as OperatorCost counts them in the Swift API
      * (issue 78: the C API at most 1.2 times the Swift API per unit): W3 and
      * W3s double the puts over the same sinks, a unit is a delivery. */
     bench_expect("c", "W3", w3(1000, 2, &a), 1000 * sum_below(2));
-    COUNTED("W3 n", bench_expect("c", "W3", w3(1000, 20, &a), 1000 * sum_below(20)));
-    COUNTED("W3 2n", bench_expect("c", "W3", w3(1000, 40, &a), 1000 * sum_below(40)));
+    COUNTED_RUN("W3 n", "c", "W3", w3(1000, 20, &a), 1000 * sum_below(20));
+    COUNTED_RUN("W3 2n", "c", "W3", w3(1000, 40, &a), 1000 * sum_below(40));
     bench_expect("c", "W3s", w3share(100, 10, &a), 100 * sum_below(10));
-    COUNTED("W3s n", bench_expect("c", "W3s", w3share(100, 100, &a), 100 * sum_below(100)));
-    COUNTED("W3s 2n", bench_expect("c", "W3s", w3share(100, 200, &a), 100 * sum_below(200)));
+    COUNTED_RUN("W3s n", "c", "W3s", w3share(100, 100, &a), 100 * sum_below(100));
+    COUNTED_RUN("W3s 2n", "c", "W3s", w3share(100, 200, &a), 100 * sum_below(200));
     bench_expect("c", "W5z", w5zip(100, &a), expected_w5zip(100));
-    COUNTED("W5z n", bench_expect("c", "W5z", w5zip(10000, &a), expected_w5zip(10000)));
-    COUNTED("W5z 2n", bench_expect("c", "W5z", w5zip(20000, &a), expected_w5zip(20000)));
+    COUNTED_RUN("W5z n", "c", "W5z", w5zip(10000, &a), expected_w5zip(10000));
+    COUNTED_RUN("W5z 2n", "c", "W5z", w5zip(20000, &a), expected_w5zip(20000));
     bench_expect("c", "W5s", w5scan(100, &a), expected_w5scan(100));
-    COUNTED("W5s n", bench_expect("c", "W5s", w5scan(10000, &a), expected_w5scan(10000)));
-    COUNTED("W5s 2n", bench_expect("c", "W5s", w5scan(20000, &a), expected_w5scan(20000)));
+    COUNTED_RUN("W5s n", "c", "W5s", w5scan(10000, &a), expected_w5scan(10000));
+    COUNTED_RUN("W5s 2n", "c", "W5s", w5scan(20000, &a), expected_w5scan(20000));
     /* ND: 10,000 and 20,000 nested metas. Linear, the difference is what
      * one container costs; quadratic (the put-off ends taken from the front
      * of an array), it grew with the nesting: tens of thousands. */
     bench_expect("c", "ND", nested(100, 1, NESTED_META, &a), 1);
-    COUNTED("ND n", bench_expect("c", "ND", nested(10000, 1, NESTED_META, &a), 1));
-    COUNTED("ND 2n", bench_expect("c", "ND", nested(20000, 1, NESTED_META, &a), 1));
+    COUNTED_RUN("ND n", "c", "ND", nested(10000, 1, NESTED_META, &a), 1);
+    COUNTED_RUN("ND 2n", "c", "ND", nested(20000, 1, NESTED_META, &a), 1);
     /* W7 and W7b, held (w7_held): both threads' instructions. */
     bench_expect("c", "W7", w7_held(100, 0, &a), sum_below(100));
-    COUNTED("W7 n", bench_expect("c", "W7", w7_held(20000, 0, &a), sum_below(20000)));
-    COUNTED("W7 2n", bench_expect("c", "W7", w7_held(40000, 0, &a), sum_below(40000)));
+    COUNTED_RUN("W7 n", "c", "W7", w7_held(20000, 0, &a), sum_below(20000));
+    COUNTED_RUN("W7 2n", "c", "W7", w7_held(40000, 0, &a), sum_below(40000));
     bench_expect("c", "W7b", w7_held(100, 200, &a), sum_below(100));
-    COUNTED("W7b n", bench_expect("c", "W7b", w7_held(20000, 40000, &a), sum_below(20000)));
-    COUNTED("W7b 2n", bench_expect("c", "W7b", w7_held(40000, 80000, &a), sum_below(40000)));
+    COUNTED_RUN("W7b n", "c", "W7b", w7_held(20000, 40000, &a), sum_below(20000));
+    COUNTED_RUN("W7b 2n", "c", "W7b", w7_held(40000, 80000, &a), sum_below(40000));
     run_operator_instructions();
 }
 #endif
