@@ -87,10 +87,10 @@ static void dispose_rounds(bool bounded) {
                 sk_value_release(&r.first[i]);
             }
             pthread_mutex_unlock(&r.mutex);
-            if (sk_live_objects() != live) {
+            if (nats_wait_live_objects(live) != live) {
                 sk_live_objects_print(stderr); /* what is alive (with SIGNALKIT_CHECK_HANDLES=1) */
             }
-            cr_assert_eq(sk_live_objects(), live, "round %d", round);
+            cr_assert_eq(nats_wait_live_objects(live), live, "round %d", round);
         }
         long at_release = recorder_get(&r, &r.nexts);
         /* Another round trip of every publisher: their messages reach the

@@ -24,7 +24,7 @@ static void expect_error(sk_signal *signal, const char *word1, const char *word2
     if (nats_wait_live_objects(live) != live) {
         sk_live_objects_print(stderr); /* what is alive (with SIGNALKIT_CHECK_HANDLES=1) */
     }
-    cr_assert_eq(sk_live_objects(), live);
+    cr_assert_eq(nats_wait_live_objects(live), live);
 }
 
 Test(nats_errors, bad_subjects_and_closed_connections, .timeout = 120) {
@@ -116,5 +116,5 @@ Test(nats_errors, bad_arguments_are_refused_with_a_message, .timeout = 60) {
     cr_assert_eq(sk_nats_request(&signal, connection, "x", NULL, -1.0, SK_NATS_PAYLOAD), SK_ERR_INVALID_ARGUMENT);
     cr_assert_eq(sk_nats_request(&signal, connection, "x", NULL, INFINITY, SK_NATS_PAYLOAD), SK_ERR_INVALID_ARGUMENT);
     sk_signal_release(never);
-    cr_assert_eq(sk_live_objects(), 0);
+    cr_assert_eq(nats_wait_live_objects(0), 0);
 }

@@ -163,7 +163,7 @@ static void run_policy(sk_overflow overflow, const char *name) {
     sk_disposable_release(d);
     sk_signal_release(signal);
     cr_assert(waiter_wait(&s.released, 1), "%s: the signal's release never ran", name);
-    cr_assert_eq(sk_live_objects(), live);
+    cr_assert_eq(nats_wait_live_objects(live), live);
     natsConnection_Destroy(connection);
     nats_server_stop(&server);
 }

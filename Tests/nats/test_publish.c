@@ -107,7 +107,7 @@ static void expect_publish_error(natsConnection *connection, const char *subject
     sk_signal_release(published);
     sk_signal_release(single);
     recorder_destroy(&r);
-    cr_assert_eq(sk_live_objects(), live);
+    cr_assert_eq(nats_wait_live_objects(live), live);
 }
 
 Test(nats_publish, refusals_end_it_with_the_clients_words, .timeout = 120) {

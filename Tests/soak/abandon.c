@@ -119,7 +119,10 @@ static int64_t int_of(const sk_value *value) {
 /* Observers                                                                 */
 /* ------------------------------------------------------------------------ */
 
-enum { OBSERVE_PLAIN, OBSERVE_SLOW, OBSERVE_COPY, OBSERVE_DISPOSE, OBSERVE_KINDS };
+/* OBSERVE_FAIL: started with sk_signal_start_failable() (held or not, at
+ * random), its value callback fails (sk_callback_fail) at its second value,
+ * on whichever thread that is. */
+enum { OBSERVE_PLAIN, OBSERVE_SLOW, OBSERVE_COPY, OBSERVE_DISPOSE, OBSERVE_FAIL, OBSERVE_KINDS };
 
 /* Freed when both its references are gone: the library's (its release
  * callback) and the starting worker's (which may hand it its own
@@ -132,6 +135,7 @@ typedef struct observer {
     sk_value kept;
     int has_kept;
     _Atomic(sk_disposable *) own; /* +1, for OBSERVE_DISPOSE */
+    atomic_int values; /* for OBSERVE_FAIL: the values its callback saw */
     /* Where it was made, printed at the end if the library never released
      * it: the worker, its round, the signal it observes and the round's
      * pipeline (each signal's operator and inputs). */
@@ -223,6 +227,18 @@ static void observer_next(void *ctx, const sk_value *value) {
         }
         break;
     }
+    case OBSERVE_FAIL:
+        if (atomic_fetch_add(&o->values, 1) == 1) {
+            sk_value error;
+            sk_value_set_int64(&error, -1);
+            /* Refused only outside a value call: never here. */
+            if (sk_callback_fail(&error) != SK_OK) {
+                fprintf(stderr, "abandon: sk_callback_fail refused inside a failable observer: %s\n",
+                        sk_last_error_message());
+                exit(1);
+            }
+        }
+        break;
     default:
         break;
     }
@@ -650,6 +666,7 @@ static void subscribe(round_state *r, rng *g) {
             exit(2);
         }
         atomic_init(&o->references, 2);
+        atomic_init(&o->values, 0);
         o->kind = (int)pick(g, OBSERVE_KINDS);
         pthread_mutex_init(&o->lock, NULL);
         atomic_fetch_add(&observers_made, 1);
@@ -663,7 +680,12 @@ static void subscribe(round_state *r, rng *g) {
         unreleased_add(o);
         sk_observer callbacks = {observer_next, NULL, NULL, o, observer_release};
         sk_disposable *subscription = NULL;
-        CHECK(PROGRESS(sk_signal_start(&subscription, r->signals[signal], &callbacks)));
+        if (o->kind == OBSERVE_FAIL) {
+            int held = (int)pick(g, 2);
+            CHECK(PROGRESS(sk_signal_start_failable(&subscription, r->signals[signal], &callbacks, held)));
+        } else {
+            CHECK(PROGRESS(sk_signal_start(&subscription, r->signals[signal], &callbacks)));
+        }
         if (o->kind == OBSERVE_DISPOSE) {
             atomic_store(&o->own, sk_disposable_retain(subscription));
         }
