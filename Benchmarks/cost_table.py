@@ -136,11 +136,6 @@ REASONS = {
                        "witnesses (~90 more than Swift's Int), and SKValue's == compares the key with the last (~26)",
     ("on_backpressure_buffer", "swift"): "a mutex lock and unlock per value (the buffer's gate and drain), "
                                          "one thread with nothing waiting",
-    ("map", "c"): "the C function's run inside the absorbed stage (SKDisposable.absorbing, ~70: the callback "
-                  "state's thread-local ~11, the value lent as sk_value and the result taken), against Swift's "
-                  "closure; the figure over bare rose 77 -> 85 with map's path unchanged when the bare row's C "
-                  "sink lost two conversion thunks (8 a delivery, issue 54), which the absorbed stage, calling "
-                  "the C observer itself, never had",
     ("debounce", "c"): "the value kept is an sk_value: its copy into the gate's pending slot, the replaced "
                        "one's outlined destroy (~13) and the nil object's retains and releases (~20), ~50 more "
                        "than Swift's Int; the figure over bare rose 146 -> 154 unchanged when the bare row's C "

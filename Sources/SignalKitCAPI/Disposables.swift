@@ -233,23 +233,28 @@ class SKDisposable: SKObject, SKObserverFields, _BroadcasterTerminalReceiver {
         switch self.absorbed.unsafelyUnwrapped {
         case .observerOnly:
             self.deliverFailable(value) // never: its own callback (`absorbing`)
-        case .one(var stage):
-            withUnsafeMutablePointer(to: &stage) {
-                self.deliver(value, through: UnsafeMutableBufferPointer(start: $0, count: 1))
+        case .one(let stage):
+            self.deliver(value) { liveness, callbacks, current, owned, mapped in
+                SKStageChain.step(stage, liveness, callbacks, &current, &owned, &mapped)
             }
         case .chain(let chain):
-            self.deliver(value, through: chain._withUnsafeGuaranteedRef { $0.stages })
+            let stages = chain._withUnsafeGuaranteedRef { $0.stages }
+            self.deliver(value) { liveness, callbacks, current, owned, mapped in
+                SKStageChain.run(stages, liveness, callbacks, &current, &owned, &mapped)
+            }
         }
     }
 
+    /// Runs the stages (`stages`: `SKStageChain.step` for a run of one,
+    /// `run` for a chain, each inlined in its own copy of this) on `value`.
     @inline(__always)
-    private final func deliver(_ value: SKValue, through stages: UnsafeMutableBufferPointer<SKStage>) {
+    private final func deliver(_ value: SKValue, _ stages: (_SubscriberLiveness, SKCallbackRun, inout sk_value, inout Unmanaged<SKObject>?, inout Bool) -> Bool) {
         let liveness = self.liveness.unsafelyUnwrapped
         var current = value.raw
         var owned: Unmanaged<SKObject>?
         var mapped = false
         let passes = withCallbackRun { callbacks in
-            if SKStageChain.run(stages, liveness, callbacks, &current, &owned, &mapped) {
+            if stages(liveness, callbacks, &current, &owned, &mapped) {
                 guard self.failable, let next = self.next else {
                     return true
                 }

@@ -19,7 +19,7 @@
 
 #include "internal.h"
 
-__thread sk_ffi_call_state *sk_ffi__running_call;
+__thread sk_ffi_call_state *sk_ffi__running_call __attribute__((tls_model("initial-exec")));
 const char sk_ffi__role_terminal[] = "terminal";
 
 static const char lost_message[] = "(message lost: out of memory)";

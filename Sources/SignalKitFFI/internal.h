@@ -262,7 +262,11 @@ typedef struct sk_ffi_call_state {
     struct sk_ffi_call_state *previous;
 } sk_ffi_call_state;
 
-extern __thread sk_ffi_call_state *sk_ffi__running_call;
+/* Initial-exec: every typed callback's call reads it (through
+ * __tls_get_addr, 11 instructions a call, libffi NP); its 8 bytes fit in the
+ * static TLS a dlopen'ed library may take, beside the core's (see
+ * signalkit_internal.h, sk__callback_state_slot). */
+extern __thread sk_ffi_call_state *sk_ffi__running_call __attribute__((tls_model("initial-exec")));
 /* The role of a typed error or completed callback, whose failure has
  * nothing more to end. */
 extern const char sk_ffi__role_terminal[];

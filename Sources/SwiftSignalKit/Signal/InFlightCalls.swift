@@ -167,19 +167,23 @@ enum _InFlightCalls {
 /// (The sanitizer targets build unoptimized, where the compiler still copies
 /// the callback for the call: the borrowed call itself is what an optimized
 /// build runs, `swift build -c release --sanitize=thread`.)
+///
+/// `package`: the C layer's run of stages (SignalKitCAPI's `SKStagesRun`)
+/// holds its downstream callback so, written once before its subscription
+/// can deliver and never taken.
 @usableFromInline
-struct _BorrowedCallback<T>: ~Copyable {
+package struct _BorrowedCallback<T>: ~Copyable {
     @usableFromInline var function: ((T) -> Void)?
 
     @inlinable
-    init(_ function: ((T) -> Void)?) {
+    package init(_ function: ((T) -> Void)?) {
         self.function = function
     }
 
     /// Calls the callback, if any, borrowed. Only inside the owner's
     /// `_InFlightCalls` window (see the type's comment).
     @inlinable @inline(__always)
-    borrowing func call(_ value: T) {
+    package borrowing func call(_ value: T) {
         self.function?(value)
     }
 
