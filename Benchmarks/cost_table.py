@@ -74,10 +74,18 @@ HEAVY = {
     "debounce": (None, 1, "<= 1 allocation per value"),
     "throttle": (None, 1, "<= 1 allocation per value"),
 }
-INNER_REASON = ("per inner signal (switch_to_latest, self costs under callgrind): ~25 retains and releases "
-                "(~450: the signal, the inner object, the disposables passed between the state's steps), the "
-                "inner object's allocation and free (~200), the state's run loop and its two locks (~160), the "
-                "signal's fused start and the downstream link (~150)")
+# The inner object is reused once its signal completed at once (issue 79,
+# item 4): switch_to_latest and queue met their target, the allocation
+# targets of the others hold (the two left in merge_map's and
+# map_to_signal's rows are the row's own signal).
+INNER_REASON = ("per inner signal (self costs under callgrind): the row's one-value signal made and freed "
+                "(~480: two allocations and their frees), ~30 retains and releases (~580: the row's signal, the "
+                "state and subscriber an inner object holds while in use, its callbacks' captures), the state's "
+                "loop and its five locks a put (drive ~225, innerCompleted ~80, the locks ~60)")
+INNER_BOUNDED_REASON = ("per inner signal (self costs under callgrind): ~26 retains and releases (~580: the inner "
+                        "signal taken and kept in the ring, the state and subscriber an inner object holds while "
+                        "in use, its callbacks' captures), the state's loop with the ring and its overflow policy "
+                        "(drive ~230, enqueue ~100, innerCompleted ~80) and five locks (~60)")
 
 # Why a row misses a target, where the reason is known (docs/performance.md's
 # prose says more). A missed row without one shows "reason not yet known".
@@ -85,8 +93,10 @@ INNER_REASON = ("per inner signal (switch_to_latest, self costs under callgrind)
 # function, the row's run of 4,000 puts less its run of 2,000, against the
 # same in Swift).
 C_SINGLE_BUILT = ("the row's inner signals are C single handles (sk_signal_single), which build their Swift signal "
-                  "at each start (an allocation and its free, ~250: the one allocation more than Swift's row), and "
-                  "each arrives as an sk_value of kind signal, checked and unwrapped (innerSignal)")
+                  "at each start (an allocation and its free, ~250: the one allocation more than Swift's row); each "
+                  "is put as an sk_value of kind signal, checked (sk_pipe_put's checks and the value's validation, "
+                  "~150), retained and released with every copy of the value (~200 more retains and releases than "
+                  "Swift's row), and unwrapped at the operator (innerSignal, ~60)")
 C_VALUE_KEPT = ("the value kept is an sk_value (three words and an object reference, Swift's an Int): its copy "
                 "into the slot, the new reference's retain and the replaced one's release (~45 more than Swift's)")
 REASONS = {
@@ -144,8 +154,8 @@ REASONS = {
 # The reasons several rows share.
 REASONS.update({(row, "c"): C_VALUE_KEPT for row in ("last", "sample", "sample_period", "throttle")})
 REASONS.update({(row, "c"): C_SINGLE_BUILT for row in ("switch_to_latest", "queue", "throttled", "queue_bounded")})
-REASONS.update({(row, "swift"): INNER_REASON for row in ("merge_map", "merge_map_bounded", "map_to_signal",
-                                                         "switch_to_latest", "queue", "queue_bounded")})
+REASONS.update({(row, "swift"): INNER_REASON for row in ("merge_map", "merge_map_bounded", "map_to_signal")})
+REASONS[("queue_bounded", "swift")] = INNER_BOUNDED_REASON
 
 
 def order():

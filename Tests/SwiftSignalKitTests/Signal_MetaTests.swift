@@ -918,4 +918,100 @@ final class Signal_MetaTests: XCTestCase {
             ("concat", { concat([$0, .single(1)]) }),
         ])
     }
+
+    // MARK: the inner objects reused after a synchronous completion
+
+    /// A signal that completes at once leaves its inner object to the next
+    /// inner signal; one still running keeps its own. The id of a reused
+    /// object is the new inner signal's: a replaced asynchronous inner
+    /// signal (still holding the object it was started with) is dropped,
+    /// whatever the reuse did since.
+    func testSwitchToLatestReusingInnerObjectsDropsReplacedSignals() {
+        for (name, operatorUnderTest) in [
+            ("switchToLatest", { (signal: Signal<Signal<Int, NoError>, NoError>) in signal |> switchToLatest }),
+            ("mapToSignal", { (signal: Signal<Signal<Int, NoError>, NoError>) in signal |> mapToSignal { $0 } }),
+        ] as [(String, (Signal<Signal<Int, NoError>, NoError>) -> Signal<Int, NoError>)] {
+            let outer = ValuePipe<Signal<Int, NoError>>()
+            let slow = ValuePipe<Int>()
+            var values: [Int] = []
+            let disposable = operatorUnderTest(outer.signal()).start(next: { values.append($0) })
+            outer.putNext(.single(1))
+            outer.putNext(slow.signal())
+            slow.putNext(2)
+            outer.putNext(.single(3))
+            slow.putNext(98)
+            outer.putNext(.single(4))
+            slow.putNext(99)
+            outer.putNext(.single(5))
+            XCTAssertEqual(values, [1, 2, 3, 4, 5], name)
+            disposable.dispose()
+        }
+    }
+
+    func testQueueAndMergeMapReusingInnerObjectsKeepEveryInnersValues() {
+        for (name, operatorUnderTest) in [
+            ("queue", { (signal: Signal<Signal<Int, NoError>, NoError>) in signal |> queue }),
+            ("mergeMap", { (signal: Signal<Signal<Int, NoError>, NoError>) in signal |> mergeMap { $0 } }),
+            ("mergeMap bounded", { (signal: Signal<Signal<Int, NoError>, NoError>) in signal |> mergeMap(maxConcurrent: 2, capacity: 8, overflow: .dropNewest) { $0 } }),
+        ] as [(String, (Signal<Signal<Int, NoError>, NoError>) -> Signal<Int, NoError>)] {
+            let outer = ValuePipe<Signal<Int, NoError>>()
+            let slow = SignalPipe<Int, NoError>()
+            var values: [Int] = []
+            var completed = 0
+            let disposable = operatorUnderTest(outer.signal()).start(next: { values.append($0) }, completed: { completed += 1 })
+            outer.putNext(.single(1))
+            outer.putNext(slow.signal() |> take(2))
+            outer.putNext(.single(3))
+            slow.putNext(10)
+            outer.putNext(.single(4))
+            slow.putNext(11)
+            outer.putNext(.single(5))
+            let expected = name == "queue" ? [1, 10, 11, 3, 4, 5] : [1, 3, 10, 4, 11, 5]
+            XCTAssertEqual(values, expected, name)
+            XCTAssertEqual(completed, 0, name)
+            disposable.dispose()
+        }
+    }
+
+    /// An inner object waiting to be reused holds neither the operator's
+    /// state nor the downstream subscriber: the subscriber's callbacks go
+    /// with a dispose, and with the outer signal's end without one, as
+    /// before (a reference kept there would keep both alive in a cycle).
+    func testReusedInnerObjectsKeepNothingAlive() {
+        final class Tracked: @unchecked Sendable {}
+        for (name, operatorUnderTest) in [
+            ("switchToLatest", { (signal: Signal<Signal<Int, NoError>, NoError>) in signal |> switchToLatest }),
+            ("queue", { (signal: Signal<Signal<Int, NoError>, NoError>) in signal |> queue }),
+            ("throttled", { (signal: Signal<Signal<Int, NoError>, NoError>) in signal |> throttled }),
+            ("mergeMap", { (signal: Signal<Signal<Int, NoError>, NoError>) in signal |> mergeMap { $0 } }),
+            ("mergeMap bounded", { (signal: Signal<Signal<Int, NoError>, NoError>) in signal |> mergeMap(maxConcurrent: 1, capacity: 4, overflow: .dropNewest) { $0 } }),
+        ] as [(String, (Signal<Signal<Int, NoError>, NoError>) -> Signal<Int, NoError>)] {
+            for disposing in [true, false] {
+                weak var weakTracked: Tracked?
+                var outer: ValuePipe<Signal<Int, NoError>>? = ValuePipe()
+                var sum = 0
+                var disposable: (any Disposable)?
+                do {
+                    let tracked = Tracked()
+                    weakTracked = tracked
+                    disposable = operatorUnderTest(outer!.signal()).start(next: { value in
+                        withExtendedLifetime(tracked) { sum += value }
+                    })
+                }
+                for value in 1 ... 3 {
+                    outer!.putNext(.single(value))
+                }
+                XCTAssertEqual(sum, 6, name)
+                XCTAssertNotNil(weakTracked, name)
+                if disposing {
+                    disposable?.dispose()
+                } else {
+                    outer = nil
+                }
+                disposable = nil
+                XCTAssertNil(weakTracked, "\(name): the subscriber's callbacks are still held (disposing: \(disposing))")
+                withExtendedLifetime(outer) {}
+            }
+        }
+    }
 }

@@ -56,6 +56,9 @@ final class _SignalQueueState<T, E>: Disposable, @unchecked Sendable {
     // FIFO of waiting signals: slots before `pendingHead` are consumed (nil).
     @exclusivity(unchecked) @usableFromInline var pending: [Signal<T, E>?] = []
     @exclusivity(unchecked) @usableFromInline var pendingHead = 0
+    /// The object of an inner signal that completed while it started, for
+    /// the next one (see `_SignalQueueInner`); its `heldState` unretained.
+    @exclusivity(unchecked) @usableFromInline var spareInner: _SignalQueueInner<T, E>?
 
     // The id of the current inner signal. Written under `mutex`; read without
     // it by the value path of switch mode to drop values of replaced signals.
@@ -125,6 +128,7 @@ final class _SignalQueueState<T, E>: Disposable, @unchecked Sendable {
         }
         let replaced = self.replaceStarting()
         let id = self.beginNextLocked()
+        var spare = self.takeSpareLocked(id)
         let previous = self.currentDisposable
         self.currentDisposable = nil
         self.mutex.unlock()
@@ -140,7 +144,7 @@ final class _SignalQueueState<T, E>: Disposable, @unchecked Sendable {
         // finds it still held, instead of tearing it down and starting it
         // again. Events of the previous one during that start are dropped
         // (its id is no longer current).
-        self.run(signal, id)
+        self.run(signal, id, &spare)
         previous?.dispose()
     }
 
@@ -227,8 +231,10 @@ final class _SignalQueueState<T, E>: Disposable, @unchecked Sendable {
 
     /// The current inner signal has completed: picks what comes next. Called
     /// under `mutex`.
+    /// `spare` receives the spare inner object for the next inner signal,
+    /// if one starts and there is one (see `spareInner`).
     @inlinable
-    func advanceLocked() -> Step {
+    func advanceLocked(_ spare: inout _SignalQueueInner<T, E>?) -> Step {
         self.executing = false
         if self.queueMode && self.pendingHead < self.pending.count {
             let next = self.pending[self.pendingHead]!
@@ -241,7 +247,9 @@ final class _SignalQueueState<T, E>: Disposable, @unchecked Sendable {
                 self.pending.removeFirst(self.pendingHead)
                 self.pendingHead = 0
             }
-            return .start(next, self.beginNextLocked())
+            let id = self.beginNextLocked()
+            spare = self.takeSpareLocked(id)
+            return .start(next, id)
         }
         if self.outerCompleted {
             return .complete
@@ -251,34 +259,13 @@ final class _SignalQueueState<T, E>: Disposable, @unchecked Sendable {
 
     /// Starts `signal` (already made current with `id`), then, as long as the
     /// inner signal just started completed synchronously, whatever comes next.
+    /// The first signal is started borrowed, as the caller holds it.
+    /// `spare`: the spare inner object to start it with, if there is one
+    /// (taken; see `spareInner`).
     @inlinable
-    func run(_ signal: Signal<T, E>, _ id: Int) {
-        var signal = signal
-        var id = id
+    func run(_ signal: Signal<T, E>, _ id: Int, _ spare: inout _SignalQueueInner<T, E>?) {
+        var step = self.startAndSettle(signal, id, &spare)
         while true {
-            let disposable = self.startInner(signal, id)
-
-            var step = Step.none
-            var toDispose: (any Disposable)?
-            var finished: (any Disposable)?
-            self.mutex.lock()
-            if self.disposed || self.currentId.load(ordering: .relaxed) != id {
-                // Disposed, or replaced (switch mode) while starting.
-                toDispose = disposable
-            } else {
-                self.starting = false
-                if self.completedWhileStarting {
-                    self.completedWhileStarting = false
-                    finished = disposable
-                    step = self.advanceLocked()
-                } else {
-                    self.currentDisposable = disposable
-                }
-            }
-            self.mutex.unlock()
-
-            toDispose?.dispose()
-            withExtendedLifetime(finished) {}
             switch step {
             case .none:
                 return
@@ -290,18 +277,68 @@ final class _SignalQueueState<T, E>: Disposable, @unchecked Sendable {
                     // As in `enqueueSignal`: nothing more can be delivered.
                     return
                 }
-                signal = nextSignal
-                id = nextId
+                step = self.startAndSettle(nextSignal, nextId, &spare)
             }
         }
     }
 
+    /// Starts `signal` (current with `id`) and settles what its start left:
+    /// disposed or replaced meanwhile, its subscription is disposed; still
+    /// running, it is kept as the current one; completed while starting,
+    /// returns what comes next. `spare` is the object to start it with, if
+    /// there is one (taken: the inner signal must hold the only reference
+    /// for its object to be reused; see `spareInner`); it receives the next
+    /// one's, if one is to start.
     @inlinable
-    func startInner(_ signal: Signal<T, E>, _ id: Int) -> any Disposable {
+    func startAndSettle(_ signal: Signal<T, E>, _ id: Int, _ spare: inout _SignalQueueInner<T, E>?) -> Step {
+        let started = spare.take() ?? _SignalQueueInner(state: self, id: id)
+        let disposable = self.startInner(signal, started)
+        var inner = consume started
+        self.mutex.lock()
+        if self.disposed || self.currentId.load(ordering: .relaxed) != id {
+            // Disposed, or replaced (switch mode) while starting.
+            self.mutex.unlock()
+            disposable.dispose()
+            return .none
+        }
+        self.starting = false
+        if self.completedWhileStarting {
+            self.completedWhileStarting = false
+            if self.spareInner == nil && isKnownUniquelyReferenced(&inner) {
+                // Nothing else holds it (its callbacks are gone): kept for
+                // the next inner signal.
+                inner.park()
+                self.spareInner = consume inner
+            }
+            let step = self.advanceLocked(&spare)
+            self.mutex.unlock()
+            // Released here, outside the lock.
+            _fixLifetime(disposable)
+            return step
+        }
+        self.currentDisposable = consume disposable
+        self.mutex.unlock()
+        return .none
+    }
+
+    /// Takes the spare inner object, if there is one, for the inner signal
+    /// `id`. Called under `mutex`.
+    @inlinable
+    func takeSpareLocked(_ id: Int) -> _SignalQueueInner<T, E>? {
+        guard let spare = self.spareInner else {
+            return nil
+        }
+        self.spareInner = nil
+        spare.unpark(id)
+        return spare
+    }
+
+    @inlinable
+    func startInner(_ signal: Signal<T, E>, _ inner: _SignalQueueInner<T, E>) -> any Disposable {
         // The callbacks capture one object (a closure whose only capture is
         // one object needs no context of its own): two fewer allocations per
-        // inner signal than closures capturing the state and the id.
-        let inner = _SignalQueueInner(state: self, id: id)
+        // inner signal than closures capturing the state and the id. They
+        // reach the state through it unretained (`withState`).
         if !self.queueMode {
             self.startingInner.store(UInt(bitPattern: Unmanaged.passUnretained(inner).toOpaque()), ordering: .relaxed)
         }
@@ -309,34 +346,36 @@ final class _SignalQueueState<T, E>: Disposable, @unchecked Sendable {
             // Only one inner signal runs at a time: no id check needed.
             return signal.startFusing({ upstream in
                 inner.upstream = upstream
-                upstream.linkDownstream(self.subscriber)
+                inner.withState { upstream.linkDownstream($0.subscriber) }
                 return { value in
-                    inner.state.subscriber.putNext(value)
+                    inner.withState { $0.subscriber.putNext(value) }
                     inner.endIfDownstreamEnded()
                 }
             }, error: { error in
-                inner.state.putError(error)
+                inner.withState { $0.putError(error) }
             }, completed: {
-                inner.state.innerCompleted(inner.id)
+                inner.withState { $0.innerCompleted(inner.id) }
             })
         } else {
             return signal.startFusing({ upstream in
                 inner.upstream = upstream
-                upstream.linkDownstream(self.subscriber)
+                inner.withState { upstream.linkDownstream($0.subscriber) }
                 return { value in
-                    let state = inner.state
-                    if state.currentId.load(ordering: .acquiring) == inner.id {
-                        state.subscriber.putNext(value)
-                        inner.endIfDownstreamEnded()
+                    inner.withState { state in
+                        if state.currentId.load(ordering: .acquiring) == inner.id {
+                            state.subscriber.putNext(value)
+                            inner.endIfDownstreamEnded()
+                        }
                     }
                 }
             }, error: { error in
-                let state = inner.state
-                if state.currentId.load(ordering: .acquiring) == inner.id {
-                    state.putError(error)
+                inner.withState { state in
+                    if state.currentId.load(ordering: .acquiring) == inner.id {
+                        state.putError(error)
+                    }
                 }
             }, completed: {
-                inner.state.innerCompleted(inner.id)
+                inner.withState { $0.innerCompleted(inner.id) }
             })
         }
     }
@@ -356,7 +395,8 @@ final class _SignalQueueState<T, E>: Disposable, @unchecked Sendable {
         }
         let finished = self.currentDisposable
         self.currentDisposable = nil
-        let step = self.advanceLocked()
+        var spare: _SignalQueueInner<T, E>?
+        let step = self.advanceLocked(&spare)
         self.mutex.unlock()
 
         withExtendedLifetime(finished) {}
@@ -376,7 +416,7 @@ final class _SignalQueueState<T, E>: Disposable, @unchecked Sendable {
                 // only to dispose it.
                 return
             }
-            self.run(signal, nextId)
+            self.run(signal, nextId, &spare)
         }
     }
 }

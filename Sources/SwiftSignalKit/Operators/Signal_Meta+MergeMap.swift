@@ -99,12 +99,15 @@ package func mergeMap<T, R, E>(maxConcurrent: Int, capacity: Int, overflow: Sign
 /// and leaves the rest to that thread, which checks again before it stops.
 ///
 /// Each running inner signal has a slot in `inners` (its disposable, or
-/// `EmptyDisposable` while it starts) and a `_MergeMapInner` that its
-/// callbacks capture (one allocation per inner signal: a closure whose only
-/// capture is one object needs no context). A slot is reused once its inner
-/// signal has completed; the inner object, not the slot, says whether it has
-/// (`done`), so a start that returns after its inner signal completed (and
-/// its slot went to another) disposes what it started instead of storing it.
+/// nil while it starts) and a `_MergeMapInner` that its
+/// callbacks capture (a closure whose only capture is one object needs no
+/// context). A slot is reused once its inner signal has completed; the
+/// inner object, not the slot, says whether it has (`done`), so a start
+/// that returns after its inner signal completed (and its slot went to
+/// another) disposes what it started instead of storing it. The inner
+/// object of an inner signal that completed during its start is reused too
+/// (`spareInner`), once nothing else holds it: inner signals that complete
+/// at once make no allocation of the operator's.
 ///
 /// Thread-safety: every method may be called from any thread; the lock is
 /// never held while user code runs, a signal starts, something is disposed
@@ -134,9 +137,12 @@ final class _MergeMapState<T, R, E>: Disposable, @unchecked Sendable {
     @exclusivity(unchecked) @usableFromInline var finished = false
     @exclusivity(unchecked) @usableFromInline var outer: (any Disposable)?
     /// The running inner subscriptions, by slot (nil: a free slot, listed
-    /// in `freeSlots`).
+    /// in `freeSlots`, or an inner signal still starting).
     @exclusivity(unchecked) @usableFromInline var inners: [(any Disposable)?] = []
     @exclusivity(unchecked) @usableFromInline var freeSlots: [Int] = []
+    /// The object of an inner signal that completed during its start, for
+    /// the next one (parked: it holds nothing; see `_MergeMapInner`).
+    @exclusivity(unchecked) @usableFromInline var spareInner: _MergeMapInner<T, R, E>?
     /// The subscription's disposable, which holds this state unretained
     /// (set once, right after the state is made).
     @exclusivity(unchecked) @usableFromInline var disposer: _UnretainedDisposable<_MergeMapState<T, R, E>>?
@@ -306,27 +312,36 @@ final class _MergeMapState<T, R, E>: Disposable, @unchecked Sendable {
 
     @inlinable
     func drive() {
+        // A parked inner object to leave in `spareInner` at the next lock.
+        var stash: _MergeMapInner<T, R, E>?
         while true {
             self.mutex.lock()
-            guard !self.finished, let subscriber = self.subscriber, let f = self.f else {
+            if let parked = stash.take(), self.spareInner == nil {
+                self.spareInner = consume parked
+            }
+            // Tested without taking them: only a start needs them.
+            guard !self.finished, self.subscriber != nil, self.f != nil else {
                 self.driving = false
                 self.mutex.unlock()
                 return
             }
             if self.active < self.maxConcurrent && self.waiting.count > 0 {
+                let subscriber = self.subscriber.unsafelyUnwrapped
+                let f = self.f.unsafelyUnwrapped
                 let value = self.waiting.removeFirst()
                 self.limit?.wake()
                 self.active += 1
-                // A placeholder: the inner's completion frees it, also one
-                // that comes during the start.
+                // The slot, empty while the inner signal starts (it is
+                // taken: not in `freeSlots`); its completion frees it, also
+                // one that comes during the start.
                 let slot: Int
                 if let free = self.freeSlots.popLast() {
                     slot = free
-                    self.inners[slot] = EmptyDisposable
                 } else {
                     slot = self.inners.count
-                    self.inners.append(EmptyDisposable)
+                    self.inners.append(nil)
                 }
+                var spare = self.spareInner.take()
                 self.mutex.unlock()
                 if subscriber.isEnded {
                     self.mutex.lock()
@@ -334,35 +349,56 @@ final class _MergeMapState<T, R, E>: Disposable, @unchecked Sendable {
                     self.mutex.unlock()
                     return
                 }
-                let inner = _MergeMapInner(state: self, subscriber: subscriber, slot: slot)
-                let disposable = f(value).startFusing({ upstream in
-                    upstream.linkDownstream(inner.subscriber)
-                    return { next in
-                        inner.subscriber.putNext(next)
-                    }
-                }, error: { error in
-                    inner.subscriber.putError(error)
-                }, completed: {
-                    inner.state.innerCompleted(inner)
-                })
+                let started: _MergeMapInner<T, R, E>
+                if let reused = spare.take() {
+                    // Taken out of `spare`: the inner signal must hold the
+                    // only reference for the object to be reused again.
+                    reused.unpark(state: self, subscriber: subscriber, slot: slot)
+                    started = reused
+                } else {
+                    started = _MergeMapInner(state: self, subscriber: subscriber, slot: slot)
+                }
+                let disposable = self.startInner(f(value), started)
+                var inner = consume started
                 self.mutex.lock()
                 if !self.finished && !inner.done {
                     self.inners[slot] = disposable
                     self.mutex.unlock()
                 } else {
+                    let done = inner.done
                     self.mutex.unlock()
                     disposable.dispose()
+                    if done && isKnownUniquelyReferenced(&inner) {
+                        // Completed during its start, and its callbacks
+                        // are gone: kept for the next inner signal.
+                        inner.park()
+                        stash = consume inner
+                    }
                 }
                 continue
             }
             let complete = self.active == 0 && self.outerDone && self.waiting.count == 0
+            let subscriber = complete ? self.subscriber : nil
             self.driving = false
             self.mutex.unlock()
-            if complete {
-                subscriber.putCompletion()
-            }
+            subscriber?.putCompletion()
             return
         }
+    }
+
+    /// Starts the inner signal `signal` with the callbacks of `inner`.
+    @inlinable
+    func startInner(_ signal: Signal<R, E>, _ inner: _MergeMapInner<T, R, E>) -> any Disposable {
+        return signal.startFusing({ upstream in
+            inner.withSubscriber { upstream.linkDownstream($0) }
+            return { next in
+                inner.withSubscriber { $0.putNext(next) }
+            }
+        }, error: { error in
+            inner.withSubscriber { $0.putError(error) }
+        }, completed: {
+            inner.withState { $0.innerCompleted(inner) }
+        })
     }
 
     @inlinable
@@ -394,20 +430,68 @@ final class _MergeMapState<T, R, E>: Disposable, @unchecked Sendable {
 /// What the callbacks of one inner signal of a `_MergeMapState` capture:
 /// the state, the downstream subscriber and the inner signal's slot.
 ///
-/// Thread-safety: immutable but for `done`, guarded by the state's mutex.
+/// Reused (`_MergeMapState.spareInner`): parked, it holds neither the state
+/// (a cycle) nor the subscriber (whose callbacks a dispose lets go).
+///
+/// Thread-safety: `done` is guarded by the state's mutex; the rest is
+/// written only by the thread that holds the only reference (made, taken
+/// from the spare slot, or found unique after its inner signal completed),
+/// read-only while its callbacks live.
 @usableFromInline
 final class _MergeMapInner<T, R, E>: @unchecked Sendable {
-    @usableFromInline let state: _MergeMapState<T, R, E>
-    @usableFromInline let subscriber: Subscriber<R, E>
-    @usableFromInline let slot: Int
+    /// Retained while in use, not while parked.
+    @exclusivity(unchecked) @usableFromInline var heldState: Unmanaged<_MergeMapState<T, R, E>>
+    @exclusivity(unchecked) @usableFromInline var heldSubscriber: Unmanaged<Subscriber<R, E>>
+    @exclusivity(unchecked) @usableFromInline var slot: Int
     /// Its completion came: the slot is no longer its own.
     @exclusivity(unchecked) @usableFromInline var done = false
+    /// In the state's spare slot (or on its way there): holds nothing.
+    @exclusivity(unchecked) @usableFromInline var parked = false
 
     @inlinable
     init(state: _MergeMapState<T, R, E>, subscriber: Subscriber<R, E>, slot: Int) {
-        self.state = state
-        self.subscriber = subscriber
+        self.heldState = .passRetained(state)
+        self.heldSubscriber = .passRetained(subscriber)
         self.slot = slot
+    }
+
+    deinit {
+        if !self.parked {
+            self.heldState.release()
+            self.heldSubscriber.release()
+        }
+    }
+
+    /// Lets go of the state and the subscriber (neither is released for
+    /// the last time here: the driving thread holds both).
+    @inlinable
+    func park() {
+        self.parked = true
+        self.heldState.release()
+        self.heldSubscriber.release()
+    }
+
+    /// Takes the object back into use for the inner signal in `slot`.
+    @inlinable
+    func unpark(state: _MergeMapState<T, R, E>, subscriber: Subscriber<R, E>, slot: Int) {
+        self.heldState = .passRetained(state)
+        self.heldSubscriber = .passRetained(subscriber)
+        self.slot = slot
+        self.done = false
+        self.parked = false
+    }
+
+    /// Runs `body` with the state, unretained (held by this object, which
+    /// the callbacks that call this hold).
+    @inlinable @inline(__always)
+    func withState<Result>(_ body: (_MergeMapState<T, R, E>) -> Result) -> Result {
+        return self.heldState._withUnsafeGuaranteedRef(body)
+    }
+
+    /// Runs `body` with the downstream subscriber, unretained (as `withState`).
+    @inlinable @inline(__always)
+    func withSubscriber<Result>(_ body: (Subscriber<R, E>) -> Result) -> Result {
+        return self.heldSubscriber._withUnsafeGuaranteedRef(body)
     }
 }
 

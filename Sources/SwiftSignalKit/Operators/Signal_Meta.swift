@@ -3,13 +3,33 @@
 /// given mode.
 @inlinable
 func metaSignal<T, R, E>(_ signal: Signal<T, E>, queueMode: Bool, throttleMode: Bool, _ f: @escaping (T) -> Signal<R, E>) -> Signal<R, E> {
+    return metaSignal(signal, queueMode: queueMode, throttleMode: throttleMode, enqueue: { state, next in
+        state.enqueueSignal(f(next))
+    })
+}
+
+/// `metaSignal` over a signal of signals (`switchToLatest`, `queue`,
+/// `throttled`): each inner signal is enqueued as it was delivered,
+/// borrowed (an identity `f` returned it retained, and it was released
+/// after: two reference-count operations an inner signal).
+@inlinable
+func metaSignal<R, E>(signals signal: Signal<Signal<R, E>, E>, queueMode: Bool, throttleMode: Bool) -> Signal<R, E> {
+    return metaSignal(signal, queueMode: queueMode, throttleMode: throttleMode, enqueue: { state, next in
+        state.enqueueSignal(next)
+    })
+}
+
+/// The shared body: `enqueue` hands each value of the outer signal to the
+/// state as an inner signal.
+@inlinable
+func metaSignal<T, R, E>(_ signal: Signal<T, E>, queueMode: Bool, throttleMode: Bool, enqueue: @escaping (_SignalQueueState<R, E>, T) -> Void) -> Signal<R, E> {
     return Signal<R, E> { subscriber in
         let state = _SignalQueueState<R, E>(subscriber: subscriber, queueMode: queueMode, throttleMode: throttleMode)
         state.beginWithDisposable(signal.startFusing({ outer in
             outer.linkDownstream(subscriber)
             return { next in
-                state.enqueueSignal(f(next))
-                if subscriber.isTerminated {
+                enqueue(state, next)
+                if state.subscriber.isTerminated {
                     // The inner signal ended the subscription (an error, or
                     // a downstream `take`), possibly while the outer start is
                     // still running: end the outer subscription now, so that
@@ -42,7 +62,7 @@ func metaSignal<T, R, E>(_ signal: Signal<T, E>, queueMode: Bool, throttleMode: 
 /// started on the thread that emitted them, never under a lock.
 @inlinable
 public func switchToLatest<T, E>(_ signal: Signal<Signal<T, E>, E>) -> Signal<T, E> {
-    return metaSignal(signal, queueMode: false, throttleMode: false, { $0 })
+    return metaSignal(signals: signal, queueMode: false, throttleMode: false)
 }
 
 /// Runs the inner signals one after another, in the order the outer signal
@@ -61,7 +81,7 @@ public func switchToLatest<T, E>(_ signal: Signal<Signal<T, E>, E>) -> Signal<T,
 /// completed, never under a lock.
 @inlinable
 public func queue<T, E>(_ signal: Signal<Signal<T, E>, E>) -> Signal<T, E> {
-    return metaSignal(signal, queueMode: true, throttleMode: false, { $0 })
+    return metaSignal(signals: signal, queueMode: true, throttleMode: false)
 }
 
 /// Like `queue`, but only the latest waiting inner signal is kept: while one
@@ -71,7 +91,7 @@ public func queue<T, E>(_ signal: Signal<Signal<T, E>, E>) -> Signal<T, E> {
 /// Errors, completion, stack use and threading: as `queue`.
 @inlinable
 public func throttled<T, E>(_ signal: Signal<Signal<T, E>, E>) -> Signal<T, E> {
-    return metaSignal(signal, queueMode: true, throttleMode: true, { $0 })
+    return metaSignal(signals: signal, queueMode: true, throttleMode: true)
 }
 
 /// Maps each value to a signal with `f` and forwards the values of the latest
