@@ -134,10 +134,11 @@ REASONS = {
                                "C view and depth check with their allocation (~35 per value), each element's "
                                "release when it is freed (~20; Swift frees its [Int] whole) and the elements' "
                                "larger copies and retains (~20)",
-    ("zip_bounded", "swift"): "a pthread mutex lock and unlock per value (~160; the unbounded zip's is a spin "
-                              "lock), an array made and freed per emission (~230: malloc, free, its growth; the "
-                              "unbounded two-signal zip makes a tuple), the ring's put with its policy (~300) and the "
-                              "typed form's three map stages (values wrapped as SignalZipDropped, the pair rebuilt)",
+    ("zip_bounded", "swift"): "the row is the array form (two puts a combination, into the two inputs): each "
+                              "put's lock and bookkeeping under it (~120 a put: the producer's thread, the policy's "
+                              "checks, the ring's offer or the combination read from the rings), the input's closure "
+                              "and the subscriber's put (~80, ~46), the array's return for reuse (~35); the unbounded "
+                              "two-signal zip (the map row's comparison) makes a tuple under a spin lock",
     ("zip_bounded", "c"): "the C layer builds an array value per emission",
     ("group_by", "swift"): "the group's own pipe: a second broadcaster's publish per value (~100), the groups' "
                            "lock (~30) and the group's retain and release",

@@ -54,6 +54,36 @@ final class Signal_BoundedPlacesTests: XCTestCase {
 
     // MARK: zip
 
+    /// The array a combination is delivered in is reused for the next
+    /// only when the subscriber kept nothing of it: a kept array never
+    /// changes, and a reused one holds no value between combinations (its
+    /// values are released once their delivery returns).
+    func testZipReusesADeliveredArrayOnlyWhenNothingKeepsIt() {
+        let first = ValuePipe<Held>()
+        let second = ValuePipe<Held>()
+        var kept: [[Held]] = []
+        var liveAfterDelivery: [Int] = []
+        var keep = true
+        let disposable = zip([first.signal() |> castError(SignalOverflowError.self), second.signal() |> castError(SignalOverflowError.self)], capacity: 4, overflow: .dropNewest).start(next: { values in
+            if keep {
+                kept.append(values)
+            }
+        })
+        for round in 0 ..< 6 {
+            keep = round % 2 == 0
+            first.putNext(Held(2 * round))
+            second.putNext(Held(2 * round + 1))
+            liveAfterDelivery.append(Held.live)
+        }
+        XCTAssertEqual(kept.map { $0.map(\.payload) }, [[0, 1], [4, 5], [8, 9]], "a kept combination changed")
+        // The kept arrays' values stay (2 each); a combination not kept is
+        // released with its delivery, not held by the reused array.
+        XCTAssertEqual(liveAfterDelivery, [2, 2, 4, 4, 6, 6])
+        kept = []
+        XCTAssertEqual(Held.live, 0)
+        disposable.dispose()
+    }
+
     /// One input of a zip sends `total` values before the other sends any.
     func testZipHoldsAtMostCapacityPerInputForEachDropPolicy() {
         let total = loadCount(100_000)

@@ -22,7 +22,8 @@ public enum SignalZipDropped<T1, T2> {
 enum _ZipBoundedPut<T> {
     /// Nothing to deliver (queued, dropped and reported, or released).
     case none
-    /// A combination to deliver; `complete` when an input is used up.
+    /// A combination to deliver; `complete` when an input is used up. Its
+    /// array goes back to the state after the delivery (`recycle`).
     case values([T], complete: Bool)
     /// The stream fails (`fail`, or `block` refused) for this reason; what
     /// was pending has been reported as dropped.
@@ -34,15 +35,25 @@ enum _ZipBoundedPut<T> {
 /// `_SignalRing.offer` (the bounded buffer's rule), under one mutex never
 /// held while anything is delivered, reported or released.
 ///
+/// The per-input fields are buffers of the input count, allocated once (an
+/// array's write checked its uniqueness and bounds at every put). The array
+/// a combination is delivered in comes back after the delivery
+/// (`recycle`): emptied, and kept for the next combination when the
+/// subscriber kept no reference to it, so that a combination makes no
+/// allocation.
+///
 /// Thread-safety: every method may be called from any thread.
 @usableFromInline
 final class _ZipBoundedState<T, E>: @unchecked Sendable {
     // Every field is read and written under `mutex` only.
     @usableFromInline let mutex = _Mutex()
-    @exclusivity(unchecked) @usableFromInline var queues: [_SignalRing<T>]
-    @exclusivity(unchecked) @usableFromInline var done: [Bool]
+    @usableFromInline let count: Int
+    @usableFromInline let queues: UnsafeMutablePointer<_SignalRing<T>>
+    @usableFromInline let done: UnsafeMutablePointer<Bool>
     /// The thread that last put into each input (`block`'s refusal).
-    @exclusivity(unchecked) @usableFromInline var producers: [pthread_t?]
+    @usableFromInline let producers: UnsafeMutablePointer<pthread_t?>
+    /// An emptied array of a delivered combination, for the next one.
+    @exclusivity(unchecked) @usableFromInline var spare: [T]?
     @exclusivity(unchecked) @usableFromInline var nonEmpty = 0
     /// `fail` decided the error: later values are dropped and reported.
     @exclusivity(unchecked) @usableFromInline var failed = false
@@ -58,16 +69,47 @@ final class _ZipBoundedState<T, E>: @unchecked Sendable {
 
     @usableFromInline
     init(count: Int, limit: _SignalPendingLimit<T, E>) {
-        self.queues = (0 ..< count).map { _ in _SignalRing<T>(capacity: limit.capacity) }
-        self.done = Array(repeating: false, count: count)
-        self.producers = Array(repeating: nil, count: count)
+        self.count = count
+        self.queues = .allocate(capacity: count)
+        self.done = .allocate(capacity: count)
+        self.producers = .allocate(capacity: count)
+        for i in 0 ..< count {
+            (self.queues + i).initialize(to: _SignalRing<T>(capacity: limit.capacity))
+        }
+        self.done.initialize(repeating: false, count: count)
+        self.producers.initialize(repeating: nil, count: count)
         self.limit = limit
     }
 
     deinit {
-        for i in self.queues.indices {
+        for i in 0 ..< self.count {
             self.queues[i].destroy()
         }
+        self.queues.deinitialize(count: self.count)
+        self.queues.deallocate()
+        self.done.deallocate()
+        self.producers.deinitialize(count: self.count)
+        self.producers.deallocate()
+    }
+
+    /// Takes back the array of a delivered combination: emptied outside the
+    /// lock (its values released here), kept for the next combination. An
+    /// array the subscriber kept is not touched: it is copied by the
+    /// emptying, the copy kept.
+    @inlinable
+    func recycle(_ values: consuming [T]) {
+        var emptied = values
+        // Element by element: `removeAll(keepingCapacity:)` replaces a
+        // subrange through the generic path (~60 instructions for two).
+        while emptied.popLast() != nil {
+        }
+        self.mutex.lock()
+        if self.spare == nil {
+            self.spare = consume emptied
+            self.mutex.unlock()
+            return
+        }
+        self.mutex.unlock()
     }
 
     /// The calling thread starts input `index` (the ones after it later).
@@ -75,7 +117,7 @@ final class _ZipBoundedState<T, E>: @unchecked Sendable {
     func starting(_ index: Int) {
         self.mutex.lock()
         self.startingThread = pthread_self()
-        self.unstarted = self.queues.count - 1 - index
+        self.unstarted = self.count - 1 - index
         self.mutex.unlock()
     }
 
@@ -107,11 +149,11 @@ final class _ZipBoundedState<T, E>: @unchecked Sendable {
                 self.limit.report([value], first: count)
                 return .none
             }
-            if self.queues[index].count == 0 && self.nonEmpty == self.queues.count - 1 {
-                var values: [T] = []
-                values.reserveCapacity(self.queues.count)
+            if self.queues[index].count == 0 && self.nonEmpty == self.count - 1 {
+                var values = self.spare.take() ?? []
+                values.reserveCapacity(self.count)
                 var complete = false
-                for i in self.queues.indices {
+                for i in 0 ..< self.count {
                     if i == index {
                         values.append(value)
                         continue
@@ -150,7 +192,7 @@ final class _ZipBoundedState<T, E>: @unchecked Sendable {
                     // has yet to start cannot make room before it returns.
                     return self.failLocked(value, .wouldDeadlock)
                 }
-                for i in self.producers.indices where i != index {
+                for i in 0 ..< self.count where i != index {
                     if let other = self.producers[i], pthread_equal(other, me) != 0 {
                         // This thread feeds another input too: it would wait
                         // for itself.
@@ -183,7 +225,7 @@ final class _ZipBoundedState<T, E>: @unchecked Sendable {
     func failLocked(_ value: T, _ reason: SignalOverflowError.Reason) -> _ZipBoundedPut<T> {
         self.failed = true
         var dropped = [value]
-        for i in self.queues.indices {
+        for i in 0 ..< self.count {
             dropped.append(contentsOf: self.queues[i].removeAll())
         }
         self.nonEmpty = 0
@@ -213,13 +255,14 @@ final class _ZipBoundedState<T, E>: @unchecked Sendable {
         self.mutex.lock()
         self.disposed = true
         var rest: [[T]] = []
-        for i in self.queues.indices {
+        for i in 0 ..< self.count {
             rest.append(self.queues[i].removeAll())
         }
+        let spare = self.spare.take()
         self.nonEmpty = 0
         self.limit.wake()
         self.mutex.unlock()
-        withExtendedLifetime(rest) {}
+        withExtendedLifetime((rest, spare)) {}
     }
 }
 
@@ -250,6 +293,7 @@ func _zipBounded<T, E>(_ signals: [Signal<T, E>], _ limit: @escaping () -> _Sign
                     break
                 case let .values(values, complete):
                     subscriber.putNext(values)
+                    state.recycle(values)
                     if complete {
                         subscriber.putCompletion()
                         state.dispose()
