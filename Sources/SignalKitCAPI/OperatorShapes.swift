@@ -216,16 +216,20 @@ func arrayValues<R>(_ arrays: Signal<[SKValue], SKValue>, function: StaticString
     // Invariant (the library's own): its only callers emit SKValue.
     precondition(R.self == SKValue.self, "a C stage emitting values other than SKValue")
     return Signal<R, SKValue>(fused: { makeNext, error, completed in
+        // The C view's array reused, as `pairValues` does, while the arrays
+        // keep one size (a buffer's of a count, a zip's); emptied when kept,
+        // so that a buffer's values go with their delivery.
+        let reuse = SKArrayReuse()
         return arrays.startFusing({ liveness in
             guard let next = makeNext(liveness) else {
                 return nil
             }
             return { items in
-                guard let array = SKArray(items) else {
+                guard let array = reuse.take(sized: items.count, { items[$0].raw }) else {
                     endOutOfMemory(liveness, count: items.count, function: function)
                     return
                 }
-                next(unsafeBitCast(SKValue(object: array, kind: SK_KIND_ARRAY), to: R.self))
+                reuse.giveBack(lend(consume array, to: { next(unsafeBitCast($0, to: R.self)) }), releasingItems: true)
             }
         }, error: error, completed: completed)
     })

@@ -542,6 +542,17 @@ final class SKArray: SKObject {
         SKArray.releaseObject(of: replaced)
     }
 
+    /// Releases the items (each made a nil value): an array kept for reuse
+    /// holds none of the values it was delivered with (see
+    /// `SKArrayReuse.giveBack`). Called by the only holder.
+    func releaseItems() {
+        for index in 0 ..< self.count {
+            let item = self.storage[index]
+            self.storage[index] = sk_value()
+            SKArray.releaseObject(of: item)
+        }
+    }
+
     /// `refill` for an array of two items, the two-signal combination's:
     /// no closure per item.
     @inline(__always)
@@ -818,6 +829,22 @@ final class SKArrayReuse: @unchecked Sendable {
         return SKArray(count: count, item)
     }
 
+    /// `take(count:_:)` when the arrays taken may differ in size: the spare
+    /// one refilled when it has `count` items, else a new one (the spare,
+    /// of another size, released).
+    @inline(__always)
+    func take(sized count: Int, _ item: (Int) -> sk_value) -> SKArray? {
+        if let taken = self.spare.exchange(nil, ordering: .acquiringAndReleasing) {
+            // Nothing but the slot held it (see `giveBack`).
+            let array = Unmanaged<SKArray>.fromOpaque(taken).takeRetainedValue()
+            if array.count == count {
+                array.refill(count: count, item)
+                return array
+            }
+        }
+        return SKArray(count: count, item)
+    }
+
     /// `take(count: 2)` with the items given.
     @inline(__always)
     func take(_ first: SKValue, _ second: SKValue) -> SKArray? {
@@ -832,9 +859,14 @@ final class SKArrayReuse: @unchecked Sendable {
 
     /// Keeps `array` for a later `take` if its emission (which has returned)
     /// left no other holder; else lets it go to its holders.
-    func giveBack(_ array: consuming SKArray) {
+    /// `releasingItems`: the items are released first, so that the values
+    /// delivered are not kept until the next array (a buffer's many).
+    func giveBack(_ array: consuming SKArray, releasingItems: Bool = false) {
         guard isKnownUniquelyReferenced(&array) else {
             return
+        }
+        if releasingItems {
+            array.releaseItems()
         }
         // The slot takes over the caller's reference: consumed here, where
         // the retain is made, so that the compiler pairs it with the release

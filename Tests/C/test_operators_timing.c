@@ -352,6 +352,72 @@ Test(operators_timing, buffer_count_arrays_and_the_flush, .timeout = SK_TEST_TIM
     expect_no_live_objects(0);
 }
 
+/* The array value of a buffer is reused for the next one only when nothing
+ * kept it (the library's and the C view's): a value the observer kept never
+ * changes, and the values of an array nobody kept are released with their
+ * delivery, not when the next array comes. */
+typedef struct {
+    sk_value kept[3];
+    int nexts;
+    counter *released;
+} buffer_keeper;
+
+static void buffer_keeper_next(void *ctx, const sk_value *value) {
+    buffer_keeper *k = ctx;
+    if (k->nexts % 2 == 0) {
+        sk_value_copy(&k->kept[k->nexts / 2], value);
+    }
+    k->nexts += 1;
+}
+
+Test(operators_timing, buffer_count_reuses_an_array_only_when_nothing_kept_it, .timeout = SK_TEST_TIMEOUT) {
+    counter released;
+    counter_init(&released);
+    sk_pipe *pipe = NULL;
+    sk_signal *source = NULL, *buffered = NULL;
+    SK_OK_OR_FAIL(sk_pipe_create(&pipe, false));
+    SK_OK_OR_FAIL(sk_pipe_signal(&source, pipe));
+    SK_OK_OR_FAIL(sk_signal_buffer_count(&buffered, source, 2));
+    buffer_keeper k = { .released = &released };
+    sk_observer observer = { .next = buffer_keeper_next, .ctx = &k };
+    sk_disposable *subscription = NULL;
+    SK_OK_OR_FAIL(sk_signal_start(&subscription, buffered, &observer));
+    for (int i = 0; i < 12; i++) {
+        sk_value v;
+        SK_OK_OR_FAIL(sk_value_set_pointer(&v, (i % 2 == 0) ? (void *)&released : (void *)&k, (i % 2 == 0) ? counter_hit : NULL));
+        SK_OK_OR_FAIL(sk_pipe_put(pipe, &v));
+        sk_value_release(&v);
+        if (i % 2 == 1) {
+            /* Arrays 0, 2, 4 kept (their counted item alive), 1, 3, 5 not:
+             * each one's counted item released when its delivery returned. */
+            int emitted = i / 2 + 1;
+            cr_expect_eq(counter_get(&released), emitted / 2, "after array %d: %d released, expected %d", emitted - 1, counter_get(&released), emitted / 2);
+        }
+    }
+    cr_assert_eq(k.nexts, 6);
+    for (int a = 0; a < 3; a++) {
+        cr_assert_eq(sk_value_kind(&k.kept[a]), SK_KIND_ARRAY);
+        const sk_value *items = NULL;
+        size_t count = 0;
+        SK_OK_OR_FAIL(sk_value_get_array_items(&k.kept[a], &items, &count));
+        cr_assert_eq(count, 2);
+        for (size_t j = 0; j < 2; j++) {
+            void *pointer = NULL;
+            SK_OK_OR_FAIL(sk_value_get_pointer(&items[j], &pointer));
+            cr_expect_eq(pointer, j == 0 ? (void *)&released : (void *)&k, "kept array %d changed at item %zu", a, j);
+        }
+        sk_value_release(&k.kept[a]);
+    }
+    cr_expect_eq(counter_get(&released), 6, "every counted item released once its last holder let go");
+    sk_disposable_dispose(subscription);
+    sk_disposable_release(subscription);
+    sk_signal_release(buffered);
+    sk_signal_release(source);
+    sk_pipe_release(pipe);
+    counter_destroy(&released);
+    expect_no_live_objects(0);
+}
+
 /* buffer_time and sample_period on a virtual queue: the window's values at
  * its end; the latest value at each period's end. */
 Test(operators_timing, buffer_time_and_sample_period_on_the_queue, .timeout = SK_TEST_TIMEOUT) {

@@ -54,6 +54,31 @@ final class Signal_BoundedPlacesTests: XCTestCase {
 
     // MARK: zip
 
+    /// `buffer(count:)`'s arrays, as the bounded zip's below: reused only
+    /// when the subscriber kept nothing of one.
+    func testBufferCountReusesADeliveredArrayOnlyWhenNothingKeepsIt() {
+        let pipe = ValuePipe<Held>()
+        var kept: [[Held]] = []
+        var keep = true
+        var liveAfterDelivery: [Int] = []
+        let disposable = (pipe.signal() |> buffer(count: 2)).start(next: { values in
+            if keep {
+                kept.append(values)
+            }
+        })
+        for round in 0 ..< 6 {
+            keep = round % 2 == 0
+            pipe.putNext(Held(2 * round))
+            pipe.putNext(Held(2 * round + 1))
+            liveAfterDelivery.append(Held.live)
+        }
+        XCTAssertEqual(kept.map { $0.map(\.payload) }, [[0, 1], [4, 5], [8, 9]], "a kept array changed")
+        XCTAssertEqual(liveAfterDelivery, [2, 2, 4, 4, 6, 6])
+        kept = []
+        XCTAssertEqual(Held.live, 0)
+        disposable.dispose()
+    }
+
     /// The array a combination is delivered in is reused for the next
     /// only when the subscriber kept nothing of it: a kept array never
     /// changes, and a reused one holds no value between combinations (its

@@ -99,10 +99,7 @@ final class _ZipBoundedState<T, E>: @unchecked Sendable {
     @inlinable
     func recycle(_ values: consuming [T]) {
         var emptied = values
-        // Element by element: `removeAll(keepingCapacity:)` replaces a
-        // subrange through the generic path (~60 instructions for two).
-        while emptied.popLast() != nil {
-        }
+        _emptyKeepingCapacity(&emptied)
         self.mutex.lock()
         if self.spare == nil {
             self.spare = consume emptied

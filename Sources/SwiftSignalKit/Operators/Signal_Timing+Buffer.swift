@@ -17,7 +17,11 @@ public func buffer<T, E>(count: Int) -> (Signal<T, E>) -> Signal<[T], E> {
 
 /// `buffer(count:)`'s step: the values collected so far; a full array
 /// emitted (and a new one begun, reserving up to 64 slots: a count is a
-/// limit, not a reservation), the rest on completion.
+/// limit, not a reservation), the rest on completion. The emitted array
+/// comes back as the next one once its delivery has returned: emptied (its
+/// values released then, as before), its storage kept when the downstream
+/// kept no reference to it (an array it kept is copied by the emptying and
+/// never changes), so that a steady stream of arrays allocates nothing.
 @usableFromInline
 struct _SignalBufferStep<T>: _SignalStep {
     @usableFromInline let size: Int
@@ -37,6 +41,10 @@ struct _SignalBufferStep<T>: _SignalStep {
             var full: [T] = []
             swap(&full, &collected)
             emit(full)
+            // A value put from inside the delivery waits for this step to
+            // return (the stage's gate): `collected` is still empty here.
+            _emptyKeepingCapacity(&full)
+            collected = full
         }
     }
 
