@@ -54,59 +54,39 @@ final class Signal_BoundedPlacesTests: XCTestCase {
 
     // MARK: zip
 
-    /// `buffer(count:)`'s arrays, as the bounded zip's below: reused only
-    /// when the subscriber kept nothing of one.
-    func testBufferCountReusesADeliveredArrayOnlyWhenNothingKeepsIt() {
-        let pipe = ValuePipe<Held>()
-        var kept: [[Held]] = []
-        var keep = true
-        var liveAfterDelivery: [Int] = []
-        let disposable = (pipe.signal() |> buffer(count: 2)).start(next: { values in
-            if keep {
-                kept.append(values)
-            }
-        })
-        for round in 0 ..< 6 {
-            keep = round % 2 == 0
-            pipe.putNext(Held(2 * round))
-            pipe.putNext(Held(2 * round + 1))
-            liveAfterDelivery.append(Held.live)
-        }
-        XCTAssertEqual(kept.map { $0.map(\.payload) }, [[0, 1], [4, 5], [8, 9]], "a kept array changed")
-        XCTAssertEqual(liveAfterDelivery, [2, 2, 4, 4, 6, 6])
-        kept = []
-        XCTAssertEqual(Held.live, 0)
-        disposable.dispose()
-    }
-
-    /// The array a combination is delivered in is reused for the next
-    /// only when the subscriber kept nothing of it: a kept array never
-    /// changes, and a reused one holds no value between combinations (its
-    /// values are released once their delivery returns).
-    func testZipReusesADeliveredArrayOnlyWhenNothingKeepsIt() {
+    /// The array a bounded zip's combination, or a `buffer(count:)`'s
+    /// values, is delivered in is reused for the next only when the
+    /// subscriber kept nothing of it: a kept array never changes, and a
+    /// reused one holds no value between deliveries (its values are
+    /// released once their delivery returns).
+    func testZipAndBufferReuseADeliveredArrayOnlyWhenNothingKeepsIt() {
         let first = ValuePipe<Held>()
         let second = ValuePipe<Held>()
-        var kept: [[Held]] = []
-        var liveAfterDelivery: [Int] = []
-        var keep = true
-        let disposable = zip([first.signal() |> castError(SignalOverflowError.self), second.signal() |> castError(SignalOverflowError.self)], capacity: 4, overflow: .dropNewest).start(next: { values in
-            if keep {
-                kept.append(values)
+        let zipped = zip([first.signal() |> castError(SignalOverflowError.self), second.signal() |> castError(SignalOverflowError.self)], capacity: 4, overflow: .dropNewest)
+        let buffered = first.signal() |> buffer(count: 2) |> castError(SignalOverflowError.self)
+        for (name, signal, secondPipe) in [("zip", zipped, second), ("buffer", buffered, first)] {
+            var kept: [[Held]] = []
+            var liveAfterDelivery: [Int] = []
+            var keep = true
+            let disposable = signal.start(next: { values in
+                if keep {
+                    kept.append(values)
+                }
+            })
+            for round in 0 ..< 6 {
+                keep = round % 2 == 0
+                first.putNext(Held(2 * round))
+                secondPipe.putNext(Held(2 * round + 1))
+                liveAfterDelivery.append(Held.live)
             }
-        })
-        for round in 0 ..< 6 {
-            keep = round % 2 == 0
-            first.putNext(Held(2 * round))
-            second.putNext(Held(2 * round + 1))
-            liveAfterDelivery.append(Held.live)
+            XCTAssertEqual(kept.map { $0.map(\.payload) }, [[0, 1], [4, 5], [8, 9]], "\(name): a kept array changed")
+            // The kept arrays' values stay (2 each); an array not kept is
+            // released with its delivery, not held by the reused array.
+            XCTAssertEqual(liveAfterDelivery, [2, 2, 4, 4, 6, 6], name)
+            kept = []
+            XCTAssertEqual(Held.live, 0, name)
+            disposable.dispose()
         }
-        XCTAssertEqual(kept.map { $0.map(\.payload) }, [[0, 1], [4, 5], [8, 9]], "a kept combination changed")
-        // The kept arrays' values stay (2 each); a combination not kept is
-        // released with its delivery, not held by the reused array.
-        XCTAssertEqual(liveAfterDelivery, [2, 2, 4, 4, 6, 6])
-        kept = []
-        XCTAssertEqual(Held.live, 0)
-        disposable.dispose()
     }
 
     /// One input of a zip sends `total` values before the other sends any.

@@ -1014,4 +1014,62 @@ final class Signal_MetaTests: XCTestCase {
             }
         }
     }
+
+    /// Threads putting inner signals at once, most completing during their
+    /// start (their objects reused), some not (from a pipe, completed
+    /// later from another thread): `mergeMap` delivers every value once,
+    /// `switchToLatest` and `queue` deliver no value twice and none after
+    /// the end, and every subscriber's callbacks go when it is disposed.
+    /// Run under ThreadSanitizer by `make test` (test-swift-tsan).
+    func testInnerObjectsReusedWhileThreadsPutInnerSignals() {
+        final class Tracked: @unchecked Sendable {}
+        let threads = 4
+        let perThread = loadCount(2_000)
+        for name in ["mergeMap", "switchToLatest", "queue"] {
+            weak var weakTracked: Tracked?
+            let outer = SignalPipe<Signal<Int, NoError>, NoError>()
+            let slow = SignalPipe<Int, NoError>()
+            let delivered = Atomic<Int>(value: 0)
+            let signals: Signal<Int, NoError>
+            switch name {
+            case "mergeMap":
+                signals = outer.signal() |> mergeMap { $0 }
+            case "switchToLatest":
+                signals = outer.signal() |> switchToLatest
+            default:
+                signals = outer.signal() |> queue
+            }
+            var disposable: (any Disposable)?
+            do {
+                let tracked = Tracked()
+                weakTracked = tracked
+                disposable = signals.start(next: { value in
+                    withExtendedLifetime(tracked) {
+                        _ = delivered.modify { $0 + value }
+                    }
+                })
+            }
+            DispatchQueue.concurrentPerform(iterations: threads + 1) { index in
+                if index == threads {
+                    // Completes the slow inner signals meanwhile.
+                    for _ in 0 ..< perThread / 10 {
+                        slow.putCompletion()
+                    }
+                    return
+                }
+                for i in 0 ..< perThread {
+                    outer.putNext(i % 50 == 0 ? (slow.signal() |> take(1)) : .single(1))
+                }
+            }
+            let total = delivered.with { $0 }
+            if name == "mergeMap" {
+                XCTAssertEqual(total, threads * (perThread - perThread / 50), name)
+            } else {
+                XCTAssertLessThanOrEqual(total, threads * perThread, name)
+            }
+            disposable?.dispose()
+            disposable = nil
+            XCTAssertNil(weakTracked, "\(name): the subscriber's callbacks are still held")
+        }
+    }
 }
