@@ -7,12 +7,9 @@ public func map<T, E, R>(_ f: @escaping (T) -> R) -> (Signal<T, E>) -> Signal<R,
     return { signal in
         return Signal<R, E>(fused: { makeNext, error, completed in
             return signal.startFusing({ liveness in
-                let next = makeNext(liveness)
+                let stage = _FusedStage(f, makeNext(liveness), liveness)
                 return { value in
-                    let mapped = f(value)
-                    if !liveness.isTerminated {
-                        next?(mapped)
-                    }
+                    stage.pass(stage.function(value))
                 }
             }, error: error, completed: completed)
         })
@@ -27,11 +24,9 @@ public func filter<T, E>(_ f: @escaping (T) -> Bool) -> (Signal<T, E>) -> Signal
     return { signal in
         return Signal<T, E>(fused: { makeNext, error, completed in
             return signal.startFusing({ liveness in
-                let next = makeNext(liveness)
+                let stage = _FusedPredicateStage(f, makeNext(liveness), liveness)
                 return { value in
-                    if f(value) && !liveness.isTerminated {
-                        next?(value)
-                    }
+                    stage.run(value)
                 }
             }, error: error, completed: completed)
         })
@@ -115,19 +110,9 @@ public func distinctUntilChanged<T, E>(isEqual: @escaping (T, T) -> Bool) -> (Si
     return { signal in
         return Signal<T, E>(fused: { makeNext, error, completed in
             return signal.startFusing({ liveness in
-                let next = makeNext(liveness)
-                // A spin lock's slot (`_SignalLatestValue`), not a mutex's:
-                // held only to copy the value in or out.
-                let previous = _SignalLatestValue<T>()
+                let stage = _FusedDistinctStage(isEqual, makeNext(liveness), liveness)
                 return { value in
-                    if let last = previous.load(), isEqual(last, value) {
-                        return
-                    }
-                    // The replaced value is released here, after the unlock.
-                    _ = previous.exchange(value)
-                    if !liveness.isTerminated {
-                        next?(value)
-                    }
+                    stage.run(value)
                 }
             }, error: error, completed: completed)
         })

@@ -8,12 +8,10 @@ public func beforeNext<T, E, R>(_ f: @escaping (T) -> R) -> (Signal<T, E>) -> Si
     return { signal in
         return Signal<T, E>(fused: { makeNext, error, completed in
             return signal.startFusing({ liveness in
-                let next = makeNext(liveness)
+                let stage = _FusedStage(f, makeNext(liveness), liveness)
                 return { value in
-                    let _ = f(value)
-                    if !liveness.isTerminated {
-                        next?(value)
-                    }
+                    let _ = stage.function(value)
+                    stage.pass(value)
                 }
             }, error: error, completed: completed)
         })
@@ -33,12 +31,10 @@ public func afterNext<T, E, R>(_ f: @escaping (T) -> R) -> (Signal<T, E>) -> Sig
     return { signal in
         return Signal<T, E>(fused: { makeNext, error, completed in
             return signal.startFusing({ liveness in
-                let next = makeNext(liveness)
+                let stage = _FusedStage(f, makeNext(liveness), liveness)
                 return { value in
-                    if !liveness.isTerminated {
-                        next?(value)
-                    }
-                    let _ = f(value)
+                    stage.pass(value)
+                    let _ = stage.function(value)
                 }
             }, error: error, completed: completed)
         })
