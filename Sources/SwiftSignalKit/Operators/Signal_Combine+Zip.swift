@@ -100,8 +100,11 @@ final class _Zip2State<T1, T2>: @unchecked Sendable {
     /// Returns whether that was the other input's last value (the caller
     /// completes then, after the pair). The pair is not returned as an
     /// `Optional`: its copies and destroys went through outlined code, a
-    /// call into the runtime each for the C API's values.
-    @inlinable
+    /// call into the runtime each for the C API's values. Always inlined:
+    /// reached through `_PairInputs`, it was left out of line, and `emit`
+    /// became a closure whose context was retained at every put (W5z 184
+    /// -> 257 instructions).
+    @inlinable @inline(__always)
     func put1(_ value: T1, _ emit: (consuming (T1, T2)) -> Void) -> Bool {
         self.mutex.lock()
         if self.queue2.isEmpty {
@@ -117,7 +120,7 @@ final class _Zip2State<T1, T2>: @unchecked Sendable {
     }
 
     /// As `put1`, for the second input.
-    @inlinable
+    @inlinable @inline(__always)
     func put2(_ value: T2, _ emit: (consuming (T1, T2)) -> Void) -> Bool {
         self.mutex.lock()
         if self.queue1.isEmpty {
@@ -258,16 +261,10 @@ func _zipInput1<T1, T2, E>(_ state: _Zip2State<T1, T2>, _ subscriber: Subscriber
             }
         }
     }
+    // One object captured (see `_PairInputs`).
+    let input = _PairInputs(state, subscriber, next)
     return { value in
-        // Always inlined (see `_combineLatestInput`).
-        @inline(__always)
-        func deliver(_ pair: consuming (T1, T2)) {
-            subscriber.putNext(pair, through: next)
-        }
-        let complete = state.put1(value, deliver)
-        if complete {
-            subscriber.putCompletion()
-        }
+        input.put1(value)
     }
 }
 
@@ -281,16 +278,21 @@ func _zipInput2<T1, T2, E>(_ state: _Zip2State<T1, T2>, _ subscriber: Subscriber
             }
         }
     }
+    let input = _PairInputs(state, subscriber, next)
     return { value in
-        // Always inlined (see `_combineLatestInput`).
-        @inline(__always)
-        func deliver(_ pair: consuming (T1, T2)) {
-            subscriber.putNext(pair, through: next)
-        }
-        let complete = state.put2(value, deliver)
-        if complete {
-            subscriber.putCompletion()
-        }
+        input.put2(value)
+    }
+}
+
+extension _Zip2State: _PairState {
+    @inlinable @inline(__always)
+    func putFirst(_ value: T1, _ emit: (consuming (T1, T2)) -> Void) -> Bool {
+        return self.put1(value, emit)
+    }
+
+    @inlinable @inline(__always)
+    func putSecond(_ value: T2, _ emit: (consuming (T1, T2)) -> Void) -> Bool {
+        return self.put2(value, emit)
     }
 }
 
@@ -361,13 +363,10 @@ public func withLatestFrom<T, U, E>(_ other: Signal<U, E>) -> (Signal<T, E>) -> 
             }
             let upstreamNext: (T) -> Void
             if let next {
+                // One object captured (see `_CombineLatestInput`).
+                let input = _WithLatestFromInput(latest, subscriber, next)
                 upstreamNext = { value in
-                    // Always inlined (see `_combineLatestInput`).
-                    @inline(__always)
-                    func deliver(_ current: consuming U) {
-                        subscriber.putNext((value, current), through: next)
-                    }
-                    latest.load(deliver)
+                    input.put(value)
                 }
             } else {
                 upstreamNext = { _ in }
@@ -379,5 +378,34 @@ public func withLatestFrom<T, U, E>(_ other: Signal<U, E>) -> (Signal<T, E>) -> 
             }))
             return disposables
         })
+    }
+}
+
+/// What `withLatestFrom`'s value callback of its source reads, in one
+/// object, the closure's context (see `_CombineLatestInput`).
+///
+/// Thread-safety: immutable; the latest value's slot is locked.
+@usableFromInline
+final class _WithLatestFromInput<T, U, E> {
+    @usableFromInline let latest: _SignalLatestValue<U>
+    @usableFromInline let subscriber: Subscriber<(T, U), E>
+    @usableFromInline let next: _FusedNext<(T, U)>
+
+    @inlinable
+    init(_ latest: _SignalLatestValue<U>, _ subscriber: Subscriber<(T, U), E>, _ next: _FusedNext<(T, U)>) {
+        self.latest = latest
+        self.subscriber = subscriber
+        self.next = next
+    }
+
+    /// A value of the source: passed on with the other's latest, if any.
+    @inlinable @inline(__always)
+    func put(_ value: T) {
+        // Always inlined (see `_CombineLatestInput.put`).
+        @inline(__always)
+        func deliver(_ current: consuming U) {
+            self.subscriber.putNext((value, current), through: self.next)
+        }
+        self.latest.load(deliver)
     }
 }
