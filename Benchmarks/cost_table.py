@@ -113,6 +113,17 @@ REASONS = {
     ("buffer_count", "swift"): "the stateful stage's gate and step (~100: two compare-and-swaps, the value "
                                "appended, the array delivered and emptied for reuse), the emptying's uniqueness "
                                "check (~25)",
+    ("map", "c"): "the row's C function works on sk_values (19: it reads its argument and writes its result, "
+                  "Swift's closure 8), and the subscription's one callback runs the stage and the observer in one "
+                  "frame (74, the plain observer's 14: the value and the result copied as sk_values, the "
+                  "result's kind tested, the error indicator read after the call, the liveness read), where "
+                  "Swift's stage is its closure and forwarder (32); met (1.50) until Swift's stage captured one "
+                  "object (52.7 -> 49.7)",
+    ("merge", "cpp"): "two deliveries a put where the bare row the figures are counted over has one: the "
+                      "C++ observer's cost over the C observer's (a failable start, sk_signal_start_failable: the "
+                      "error indicator's run around each call, and the value converted to the lambda's argument: "
+                      "25.9 a delivery, the bare rows' difference) stays in the row once (C++ 167.1 "
+                      "- C 141.0 = 26.1)",
     ("pairwise", "c"): "the C layer builds an array value per emission",
     ("with_latest_from", "c"): "the C layer builds an array value per emission",
     ("zip", "c"): "the C layer builds an array value per emission",
