@@ -83,6 +83,32 @@ final class FusionTests: XCTestCase {
         XCTAssertEqual(received, [2])
     }
 
+    func testSkipWhileAsAStageCallsItsPredicateUntilAValuePassesAndStopsAtADispose() {
+        // skipWhile is a fused stage (a flag per subscription): the
+        // predicate runs until it first says no, never after; a dispose
+        // from inside the chain stops the value it was handling.
+        let pipe = ValuePipe<Int>()
+        let disposable = MetaDisposable()
+        var asked: [Int] = []
+        var received: [Int] = []
+        disposable.set((pipe.signal()
+            |> skipWhile { value in
+                asked.append(value)
+                return value < 3
+            }
+            |> map { value -> Int in
+                if value == 5 {
+                    disposable.dispose()
+                }
+                return value * 10
+            }).start(next: { received.append($0) }))
+        for value in [1, 2, 3, 1, 4, 5, 6] {
+            pipe.putNext(value)
+        }
+        XCTAssertEqual(asked, [1, 2, 3])
+        XCTAssertEqual(received, [30, 10, 40])
+    }
+
     func testTheFunctionsRunEvenWithoutAValueCallback() {
         // As with separate stages: a stage calls its function whatever is
         // downstream of it.

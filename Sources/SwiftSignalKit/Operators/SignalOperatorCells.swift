@@ -20,8 +20,8 @@ final class _SignalCounter: Sendable {
     }
 }
 
-/// A per-subscription flag of the synchronous operators (`skipWhile`,
-/// `takeWhile`, `defaultIfEmpty`): one atomic word, no lock.
+/// A per-subscription flag of the synchronous operators (`takeWhile`,
+/// `defaultIfEmpty`): one atomic word, no lock.
 ///
 /// Thread-safety: every method may be called from any thread.
 final class _SignalFlag: Sendable {

@@ -30,21 +30,21 @@ public func skip<T, E>(_ count: Int) -> (Signal<T, E>) -> Signal<T, E> {
 /// Thread-safety: the upstream may emit from any thread; `predicate` runs on
 /// the upstream's thread, never under a lock (with a serial upstream, one
 /// value at a time). Callbacks run on the upstream's thread.
+///
+/// Fused, as `filter`: a stage with a flag per subscription, no subscriber
+/// of its own (`_FusedSkipWhileStage`). Inlinable, so that it is
+/// specialized for the caller's value type.
+@inlinable
 public func skipWhile<T, E>(_ predicate: @escaping (T) -> Bool) -> (Signal<T, E>) -> Signal<T, E> {
     return { signal in
-        return Signal<T, E> { subscriber in
-            let passing = _SignalFlag()
-            return signal.start(downstream: subscriber, next: { next in
-                if passing.isSet || !predicate(next) {
-                    _ = passing.set()
-                    subscriber.putNext(next)
+        return Signal<T, E>(fused: { makeNext, error, completed in
+            return signal.startFusing({ liveness in
+                let stage = _FusedSkipWhileStage(predicate, makeNext(liveness), liveness)
+                return { value in
+                    stage.run(value)
                 }
-            }, error: { error in
-                subscriber.putError(error)
-            }, completed: {
-                subscriber.putCompletion()
-            })
-        }
+            }, error: error, completed: completed)
+        })
     }
 }
 

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// What the composed value callback of one fused stateless stage (`map`,
 /// `beforeNext`, `afterNext`; `filter` and `distinctUntilChanged` have
 /// their own below) reads: the stage's function, the downstream's value
@@ -105,6 +107,44 @@ final class _FusedDistinctStage<T> {
         _ = self.previous.exchange(value)
         if !self.liveness.isTerminated {
             self.next?(value)
+        }
+    }
+}
+
+/// `_FusedStage` for `skipWhile`: the predicate and whether a value has
+/// passed it (from then on every value passes, the predicate no longer
+/// called).
+///
+/// Thread-safety: as `_FusedStage`; the flag is atomic.
+@usableFromInline
+final class _FusedSkipWhileStage<T> {
+    /// Whether to drop a value (until it first says no).
+    @usableFromInline let predicate: (T) -> Bool
+    /// Set by the first value the predicate let through (stored again,
+    /// idempotently, by a value on another thread that found it clear).
+    @usableFromInline let passing = Synchronization.Atomic<Bool>(false)
+    /// The downstream's composed value callback (nil: nothing to call).
+    @usableFromInline let next: ((T) -> Void)?
+    /// The subscription's flags, read before a value is passed on.
+    @usableFromInline let liveness: _SubscriberLiveness
+
+    @inlinable
+    init(_ predicate: @escaping (T) -> Bool, _ next: ((T) -> Void)?, _ liveness: _SubscriberLiveness) {
+        self.predicate = predicate
+        self.next = next
+        self.liveness = liveness
+    }
+
+    /// Drops `value` while the predicate holds, else passes it on.
+    @inlinable @inline(__always)
+    func run(_ value: T) {
+        if self.passing.load(ordering: .acquiring) || !self.predicate(value) {
+            if !self.passing.load(ordering: .relaxed) {
+                self.passing.store(true, ordering: .releasing)
+            }
+            if !self.liveness.isTerminated {
+                self.next?(value)
+            }
         }
     }
 }

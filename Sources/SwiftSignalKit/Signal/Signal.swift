@@ -35,8 +35,8 @@ public func |> <T, U>(value: T, function: ((T) -> U)) -> U {
 /// `Subscriber` and returns a `Disposable` that cancels that subscription.
 /// (The library's own sources — pipes, promises, `single` and the other
 /// constant signals — and its synchronous operators `map`, `filter`,
-/// `castError` and `distinctUntilChanged` are started without a `Subscriber`
-/// of their own, delivering
+/// `beforeNext`, `afterNext`, `skipWhile`, `castError` and
+/// `distinctUntilChanged` are started without a `Subscriber` of their own, delivering
 /// the same events: see `_SubscriberLiveness`.)
 ///
 /// Thread-safety: a `Signal` is immutable; it may be started from any thread,
@@ -57,8 +57,8 @@ public final class Signal<T, E>: @unchecked Sendable {
 
     /// The generator given to `init(_:)`; nil for a fused signal.
     @usableFromInline let generatorFunction: ((Subscriber<T, E>) -> any Disposable)?
-    /// Set by the synchronous operators (`map`, `filter`, `castError`,
-    /// `distinctUntilChanged`), the broadcasters' signals and the constant signals
+    /// Set by the synchronous operators (`map`, `filter`, `beforeNext`,
+    /// `afterNext`, `skipWhile`, `castError`, `distinctUntilChanged`), the broadcasters' signals and the constant signals
     /// (`single`, `complete`, `fail`, `never`): how to start this signal
     /// without a `Subscriber`.
     @usableFromInline let fused: FusedStart?
