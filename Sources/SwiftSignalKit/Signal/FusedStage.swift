@@ -1,8 +1,8 @@
 import Synchronization
 
 /// What the composed value callback of one fused stateless stage (`map`,
-/// `beforeNext`, `afterNext`; `filter` and `distinctUntilChanged` have
-/// their own below) reads: the stage's function, the downstream's value
+/// `beforeNext`, `afterNext`; `filter`, `distinctUntilChanged` and
+/// `skipWhile` have their own below) reads: the stage's function, the downstream's value
 /// callback and the subscription's liveness, in one object made when the
 /// chain is started.
 ///
