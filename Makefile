@@ -64,7 +64,9 @@ CWARN := -std=c99 -Wall -Wextra -Werror -pedantic
 
 # The release library: Swift runtime linked in, soname, sk_* exports only. Its
 # own scratch path keeps these flags away from the debug build. --wrap=open:
-# libdispatch's calls of open() go through Sources/SignalKitHeader/open_wrap.c.
+# libdispatch's calls of open() go through Sources/SignalKitHeader/open_wrap.c;
+# --wrap=pthread_create: every thread the library asks for, through
+# Sources/SignalKitHeader/thread_wrap.c (sk_set_thread_refused_hook()).
 # Reproducible (mk/dist.mk's check-reproducible, mk/python.mk's
 # check-dist-wheel-reproducible): the same commit built in another directory
 # gives the same bytes (but for what tools/packaging/debian/NOTES.md lists). The
@@ -96,7 +98,7 @@ RELEASE_FLAGS := -c release --product signalkit --scratch-path .build-release \
 	-Xswiftc -static-stdlib -Xswiftc -file-prefix-map -Xswiftc $(PREFIX_MAP) -Xcc -ffile-prefix-map=$(PREFIX_MAP) \
 	-Xswiftc -Xfrontend -Xswiftc -no-clang-module-breadcrumbs \
 	-Xlinker --version-script=$(CURDIR)/Sources/SignalKitCAPI/signalkit.map \
-	-Xlinker --wrap=open \
+	-Xlinker --wrap=open -Xlinker --wrap=pthread_create \
 	-Xlinker -soname=libsignalkit.so.$(SOVERSION) \
 	-Xswiftc -Xfrontend -Xswiftc -disable-incremental-llvm-codegen
 

@@ -116,7 +116,9 @@
  *   memory) is no error (RLIMIT_NPROC does not bind a process with
  *   CAP_SYS_RESOURCE or CAP_SYS_ADMIN, such as root's): a call that gives a
  *   serial or concurrent queue work, or starts a timer on any queue but a
- *   virtual-time one, may block until the system gives one. A descriptor the
+ *   virtual-time one, may block until the system gives one (a binding whose
+ *   runtime holds a lock over its calls learns of each refusal from
+ *   sk_set_thread_refused_hook()). A descriptor the
  *   system refuses (RLIMIT_NOFILE) is SK_ERR_RESOURCE (SK_ERR_NO_MEMORY when
  *   the system says it is out of memory), the call having made nothing and
  *   run `release`, and a later call tries again: from
@@ -2124,6 +2126,42 @@ void sk_queue_release(sk_queue *queue);
  *   Any thread. `fn` runs on `queue`.
  */
 int sk_timer_start(sk_disposable **out, sk_queue *queue, double seconds, bool repeat, sk_work_fn fn, void *ctx, sk_release_fn release);
+
+/**
+ * @brief Sets the function the library calls when the system refuses it a
+ *        thread: for a binding whose runtime holds a global lock over its
+ *        calls (Python's GIL), which it lets go there.
+ *
+ * A call that gives a serial or concurrent queue work, or starts a timer on
+ * a queue that is not virtual-time, waits while the system refuses the new
+ * thread it needs (RLIMIT_NPROC, no memory for its stack), retrying about
+ * every 10 ms until one is given (see "Refused resources" in the
+ * conventions). At each refusal the library calls `hook(ctx)` on the thread
+ * that asked (the caller of that library call, or a library thread), before
+ * that thread retries or, where the refusal is an error
+ * (sk_queue_create_concurrent()), before the call returns it. A hook that
+ * lets a lock go takes it back once the library call it was in returns (the
+ * Python package: [docs/python.md](../docs/python.md), "Refused
+ * resources"), not inside the hook.
+ *
+ * The release library calls it (libsignalkit.so as installed, and the
+ * packages); a debug or sanitizer build of the library from the Swift
+ * package, where libdispatch is a shared library of its own, never does.
+ *
+ * @param hook  May be NULL (no hook: the default). Called with `ctx`, as
+ *              often as threads are refused, possibly on several threads at
+ *              once. It must return at once: not wait, and not call the
+ *              library (it runs inside the library's request for a thread).
+ * @param ctx   Passed to `hook`; kept until the next call replaces it (no
+ *              `release`: a hook is meant to be set once, when a binding
+ *              starts).
+ * @return SK_OK.
+ * @par Thread safety
+ *   Any thread. A call of the previous hook may still be running on another
+ *   thread when this returns.
+ * @ingroup queues
+ */
+int sk_set_thread_refused_hook(sk_work_fn hook, void *ctx);
 
 /** @} */
 

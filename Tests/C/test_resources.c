@@ -771,3 +771,85 @@ Test(resources, concurrent_queue_thread_refused_is_a_resource_error, .timeout = 
     expect_no_live_objects(0);
     counters_destroy(2, &work.ran, &work.released);
 }
+
+/* The thread-refused hook (sk_set_thread_refused_hook): called at each
+ * refusal on the thread that asked, while that thread's call waits. */
+struct refused {
+    counter calls;
+    pthread_t asker;
+    counter elsewhere; /* calls on another thread than the asker */
+};
+
+static void refused_hook(void *ctx) {
+    struct refused *refused = ctx;
+    if (!pthread_equal(pthread_self(), refused->asker)) {
+        counter_hit(&refused->elsewhere);
+    }
+    counter_hit(&refused->calls);
+}
+
+struct asking {
+    sk_queue *queue;
+    struct pair *work;
+    pthread_barrier_t *started;
+    int status;
+};
+
+static void *ask_for_a_worker(void *arg) {
+    struct asking *asking = arg;
+    pthread_barrier_wait(asking->started);
+    asking->status = sk_queue_async(asking->queue, pair_ran, asking->work, pair_released);
+    return NULL;
+}
+
+/* A serial queue given its first work while the system refuses every new
+ * thread (the address space lowered below a thread's stack): the call waits
+ * (libdispatch retries), the hook runs on the waiting thread, at every
+ * retry; with room again the call returns and the work runs. The release
+ * library only (the debug and sanitizer builds link libdispatch as a
+ * shared library, whose requests are not seen). */
+Test(resources, the_thread_refused_hook_runs_on_the_waiting_thread_at_each_refusal, .timeout = SK_TEST_TIMEOUT) {
+    if (running_under_valgrind() || SK_TEST_SANITIZED) {
+        cr_skip_test("the hook is the release library's, and a sanitizer or valgrind does not fail a thread's "
+                     "stack under a lowered RLIMIT_AS");
+    }
+    struct refused refused = {0};
+    counters_init(2, &refused.calls, &refused.elsewhere);
+    struct pair work = {0};
+    counters_init(2, &work.ran, &work.released);
+    sk_queue *queue = NULL;
+    SK_OK_OR_FAIL(sk_queue_create(&queue, "refused"));
+    pthread_barrier_t started;
+    cr_assert_eq(pthread_barrier_init(&started, NULL, 2), 0);
+    struct asking asking = {queue, &work, &started, -1};
+    pthread_t asker;
+    cr_assert_eq(pthread_create(&asker, NULL, ask_for_a_worker, &asking), 0);
+    refused.asker = asker;
+    SK_OK_OR_FAIL(sk_set_thread_refused_hook(refused_hook, &refused));
+
+    struct rlimit saved;
+    cr_assert_eq(getrlimit(RLIMIT_AS, &saved), 0);
+    struct rlimit low = saved;
+    low.rlim_cur = (rlim_t)(mapped_bytes() + (1 << 20));
+    cr_assert_eq(setrlimit(RLIMIT_AS, &low), 0);
+    pthread_barrier_wait(&started);
+    /* Three refusals: the call is waiting, retrying. */
+    bool seen = counter_wait(&refused.calls, 3, SK_WAIT_SECONDS);
+    int ran_while_refused = counter_get(&work.ran);
+    cr_assert_eq(setrlimit(RLIMIT_AS, &saved), 0);
+    cr_assert(seen, "the hook ran %d times while the system refused threads", counter_get(&refused.calls));
+    cr_assert_eq(ran_while_refused, 0);
+    cr_assert_eq(pthread_join(asker, NULL), 0);
+    cr_assert_eq(asking.status, SK_OK);
+    cr_assert(counter_wait(&work.released, 1, SK_WAIT_SECONDS));
+    cr_assert_eq(counter_get(&work.ran), 1);
+    cr_assert_eq(counter_get(&refused.elsewhere), 0, "the hook ran on another thread than the one waiting");
+
+    /* Unset: later refusals call nothing. */
+    SK_OK_OR_FAIL(sk_set_thread_refused_hook(NULL, &refused));
+    sk_queue_release(queue);
+    pthread_barrier_destroy(&started);
+    expect_no_live_objects(0);
+    counters_destroy(2, &work.ran, &work.released);
+    counters_destroy(2, &refused.calls, &refused.elsewhere);
+}

@@ -98,6 +98,7 @@ CORE: Dict[str, Tuple[str, ...]] = {
     "sk_queue_retain": ("handle", "handle"),
     "sk_queue_release": ("void", "handle"),
     "sk_timer_start": ("int", "handle *", "handle", "double", "bool", "sk_work_fn", "void *", "sk_release_fn"),
+    "sk_set_thread_refused_hook": ("int", "sk_work_fn", "void *"),
     "sk_signal_map": ("int", "handle *", "handle", "sk_map_fn", "void *", "sk_release_fn"),
     "sk_signal_filter": ("int", "handle *", "handle", "sk_predicate_fn", "void *", "sk_release_fn"),
     "sk_signal_distinct_until_changed": ("int", "handle *", "handle"),

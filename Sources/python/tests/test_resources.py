@@ -85,3 +85,52 @@ def test_a_time_operator_at_the_descriptor_limit_raises_no_oserror():
         signal.close()
     """)
     assert lines[:3] == ["-8", "-8", "-8"] and lines[3] == "[1]", lines
+
+
+def test_a_put_waiting_for_a_thread_the_system_refuses_lets_the_other_threads_run():
+    # A put whose delivery needs a new library thread (deliver_on a serial
+    # queue, its first work) while the system refuses threads (the address
+    # space lowered below a thread's stack) waits in the library until one
+    # is given. Before: it kept the GIL meanwhile, so no other thread ran
+    # and nothing could give the room back: this program never ended (it
+    # was killed at run_child's timeout).
+    lines = run_child("""
+        import re, resource, threading
+        import pysignalkit as sk
+        from pysignalkit import _speedups
+        go, stop, delivered = threading.Event(), threading.Event(), threading.Event()
+        counts = [0, 0, 0]
+        def spin(i):
+            go.wait()
+            while not stop.is_set():
+                counts[i] += 1
+        def give_room_back():
+            go.wait()
+            while _speedups.refused_thread_waits() == 0:  # the put is refused a thread, waiting
+                pass
+            before = list(counts)
+            while min(now - then for now, then in zip(counts, before)) < 1000:
+                pass  # each of the three others ran while the put waits
+            print("ran while the put waited")
+            resource.setrlimit(resource.RLIMIT_AS, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
+        threads = [threading.Thread(target=spin, args=(i,)) for i in range(3)]
+        threads.append(threading.Thread(target=give_room_back))
+        for thread in threads:
+            thread.start()
+        pipe, got = sk.Pipe(), []
+        queue = sk.Queue.serial("refused")
+        subscription = pipe.signal().deliver_on(queue).subscribe(lambda v: (got.append(v), delivered.set()))
+        size = int(re.search(r"VmSize:\\s+(\\d+)", open("/proc/self/status").read()).group(1)) * 1024
+        resource.setrlimit(resource.RLIMIT_AS, (size + (1 << 20), resource.RLIM_INFINITY))
+        go.set()
+        pipe.put(1)
+        print("put returned")
+        print(delivered.wait(30), got)
+        stop.set()
+        for thread in threads:
+            thread.join()
+        subscription.dispose()
+        subscription.close(); pipe.close(); queue.close()
+        print(sk.wait_released(timeout=10.0))
+    """, timeout=60)
+    assert lines == ["ran while the put waited", "put returned", "True [1]", "True"], lines

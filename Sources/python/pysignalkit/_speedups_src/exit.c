@@ -107,7 +107,7 @@ int enter(int delivery, PyGILState_STATE *state, int *saved)
         atomic_fetch_sub(&inside, 1);
         return 0;
     }
-    *saved = putting | (no_caller << 1);
+    *saved = putting | (no_caller << 2);
     putting = 0;
     /* Below the callback: the frame of the Python code that made the
      * package call (this thread's own frames), or none on a library
@@ -136,10 +136,62 @@ void leave(PyGILState_STATE state, int saved)
 {
     if (pending && no_caller)
         end_orphan_interrupt();
-    putting = saved & 1;
-    no_caller = saved >> 1;
+    putting = saved & 3;
+    no_caller = saved >> 2;
     PyGILState_Release(state);
     atomic_fetch_sub(&inside, 1);
+}
+
+/*
+ * A refused thread. When the system refuses the library a thread, the call
+ * that needed it waits inside the library until one is given (retrying
+ * every 10 ms: "Refused resources" in signalkit.h). The library calls
+ * thread_refused (sk_set_thread_refused_hook, set at import) at each
+ * refusal, on the waiting thread: inside a put of this module that holds
+ * the GIL (`putting` 1), it lets the GIL go there, so that the program's
+ * other threads, its signal handlers and its timeouts go on while the put
+ * waits, and the put takes it back once the library returns
+ * (take_back_gil, from put_value). Meanwhile `putting` is 2: the callbacks
+ * the put runs on this thread take the GIL themselves, as on a library
+ * thread. The library's own locks are not held at that point of the
+ * hook's way (it dispatches outside them), and nothing here waits: the
+ * GIL is taken back only after the library call returned.
+ */
+static _Thread_local PyThreadState *let_go;
+/* How many times a put let the GIL go so (refused_thread_waits()). */
+static atomic_long let_go_count;
+
+static void thread_refused(void *ctx)
+{
+    (void)ctx;
+    int *here = putting_here();
+    if (*here != 1 || atomic_load(&finalizing))
+        return;
+    *here = 2;
+    atomic_fetch_add(&let_go_count, 1);
+    let_go = PyEval_SaveThread();
+}
+
+void take_back_gil(void)
+{
+    PyThreadState *state = let_go;
+    let_go = NULL;
+    PyEval_RestoreThread(state);
+}
+
+/* refused_thread_waits() -> int: how many times a put let the GIL go while
+ * the system refused the library a thread (for the package's tests). */
+static PyObject *refused_thread_waits(PyObject *self, PyObject *unused)
+{
+    (void)self;
+    (void)unused;
+    return PyLong_FromLong(atomic_load(&let_go_count));
+}
+
+static int exit_init(PyObject *module)
+{
+    (void)module;
+    return sk_set_thread_refused_hook(thread_refused, NULL) == SK_OK ? 0 : -1;
 }
 
 static PyObject *set_pending(PyObject *self, PyObject *flag)
@@ -210,7 +262,9 @@ static PyMethodDef methods[] = {
      "set_orphan(fn): fn() reports and clears an interrupt a callback with no caller left pending."},
     {"set_closing", set_closing, METH_NOARGS, "set_closing(): deliveries call no Python from now on."},
     {"finalize", finalize, METH_O, "finalize(seconds) -> bool: no callback touches Python from now on."},
+    {"refused_thread_waits", refused_thread_waits, METH_NOARGS,
+     "refused_thread_waits() -> int: how many times a put let the GIL go while the system refused a thread."},
     {NULL, NULL, 0, NULL},
 };
 
-const module_part exit_part = {methods, NULL};
+const module_part exit_part = {methods, exit_init};

@@ -66,8 +66,13 @@ extern atomic_int closing;
 extern SHARED_TLS int pending;
 /* 1 while this thread is inside a put of this module, which holds the GIL,
  * and not inside Python code called from there (every callback sets it to
- * 0 while it runs Python: a ctypes call from there lets the GIL go). */
+ * 0 while it runs Python: a ctypes call from there lets the GIL go); 2 once
+ * that put let the GIL go because the system refused the library a thread
+ * (thread_refused in exit.c), until the put takes it back (take_back_gil). */
 extern SHARED_TLS int putting;
+
+/* Takes back the GIL a put let go at a refused thread (putting 2). */
+void take_back_gil(void);
 
 /* Enters Python for a callback (a delivery, skipped from set_closing() on,
  * or an action that still runs while closing): 0 (and nothing to undo)
@@ -95,7 +100,7 @@ static inline int *putting_here(void)
  * every delivery runs it (see module.c, "One module, several files"). */
 static inline int enter_delivery_at(int *here, int *held, PyGILState_STATE *state, int *saved)
 {
-    *held = *here;
+    *held = *here == 1;
     if (*held) {
         if (atomic_load(&closing))
             return 0;
@@ -174,7 +179,10 @@ static inline int subscriber_put_fn(void *target, const sk_value *value)
  * callbacks it runs on this thread know they have it), unless a signal
  * with the block policy exists (block_places): then it is let go around
  * the put, as ctypes does around its calls, and the callbacks the put runs
- * on this thread take it again (`putting` 0). A relaxed load: a block
+ * on this thread take it again (`putting` 0). A put that holds it lets it
+ * go if the system refuses the library a thread meanwhile (the put then
+ * waits for one: `putting` 2, exit.c's thread_refused), and takes it back
+ * when the library returns. A relaxed load: a block
  * signal is made by Python code (holding the GIL), before anything can
  * put into it. The put of every caller (puts.c, iterable.c, pipe.c); inline
  * here, not in puts.c, since every put runs it (module.c, "One module,
@@ -186,6 +194,8 @@ static inline int put_value(put_fn function, void *target, sk_value *value)
     if (atomic_load_explicit(&block_places, memory_order_relaxed) == 0) {
         putting = 1;
         status = function(target, value);
+        if (__builtin_expect(putting == 2, 0))
+            take_back_gil();
     } else {
         putting = 0;
         PyThreadState *thread = PyEval_SaveThread();

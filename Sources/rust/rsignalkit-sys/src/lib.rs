@@ -534,6 +534,8 @@ extern "C" {
     pub fn sk_queue_release(queue: *mut sk_queue);
     /// Starts a timer that calls `fn(ctx)` on a queue after `seconds`, and again every `seconds` when `repeat`.
     pub fn sk_timer_start(out: *mut *mut sk_disposable, queue: *mut sk_queue, seconds: f64, repeat: bool, fn_: sk_work_fn, ctx: *mut c_void, release: sk_release_fn) -> c_int;
+    /// Sets the function the library calls when the system refuses it a thread: for a binding whose runtime holds a global lock over its calls (Python's GIL), which it lets go there.
+    pub fn sk_set_thread_refused_hook(hook: sk_work_fn, ctx: *mut c_void) -> c_int;
     /// Values transformed by `fn`.
     pub fn sk_signal_map(out: *mut *mut sk_signal, signal: *mut sk_signal, fn_: sk_map_fn, ctx: *mut c_void, release: sk_release_fn) -> c_int;
     /// Only the values for which `fn` returns true.
