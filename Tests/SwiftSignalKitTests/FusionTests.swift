@@ -109,6 +109,118 @@ final class FusionTests: XCTestCase {
         XCTAssertEqual(received, [30, 10, 40])
     }
 
+    func testTakeWhileAsAStageEndsTheSubscriptionAtTheFirstRefusedValue() {
+        // takeWhile is a fused stage: its completion is the subscription's
+        // own terminal event (the upstream disposed after it), the predicate
+        // never runs after the refused value, and `inclusive` passes that
+        // value first.
+        for inclusive in [false, true] {
+            let pipe = SignalPipe<Int, TestError>()
+            var asked: [Int] = []
+            var received: [Int] = []
+            var completions = 0
+            var errors = 0
+            var disposed = 0
+            _ = (pipe.signal()
+                |> afterDisposed { disposed += 1 }
+                |> map { $0 + 1 }
+                |> takeWhile(inclusive: inclusive) { value in
+                    asked.append(value)
+                    return value < 3
+                }
+                |> map { $0 * 10 }).start(next: { received.append($0) }, error: { _ in errors += 1 }, completed: {
+                    completions += 1
+                })
+            for value in 0 ..< 6 {
+                pipe.putNext(value)
+            }
+            pipe.putError(.failed(1))
+            pipe.putCompletion()
+            XCTAssertEqual(asked, [1, 2, 3])
+            XCTAssertEqual(received, inclusive ? [10, 20, 30] : [10, 20])
+            XCTAssertEqual(completions, 1)
+            XCTAssertEqual(errors, 0)
+            XCTAssertEqual(disposed, 1, "the upstream is disposed at the end")
+        }
+    }
+
+    func testTakeWhileStopsASynchronousLoopAtTheRefusedValue() {
+        // restart over a source that completes at once loops inside its
+        // start; the refused value's end reaches the loop, which stops (the
+        // start returns), with no value after the end.
+        var starts = 0
+        let source = Signal<Int, TestError> { subscriber in
+            starts += 1
+            subscriber.putNext(starts)
+            subscriber.putCompletion()
+            return EmptyDisposable
+        }
+        var received: [Int] = []
+        var completions = 0
+        _ = (restart(source) |> takeWhile { $0 < 5 }).start(next: { received.append($0) }, completed: {
+            completions += 1
+        })
+        XCTAssertEqual(received, [1, 2, 3, 4])
+        XCTAssertEqual(completions, 1)
+        XCTAssertEqual(starts, 5)
+    }
+
+    func testTakeWhileOverAConstantSignalCompletesOnce() {
+        // A constant signal's subscription cannot be ended while it runs:
+        // `single`'s own completion, which follows its value at once, is
+        // the one terminal event.
+        for inclusive in [false, true] {
+            var received: [Int] = []
+            var completions = 0
+            _ = (Signal<Int, TestError>.single(5) |> takeWhile(inclusive: inclusive) { _ in false }).start(next: {
+                received.append($0)
+            }, completed: {
+                completions += 1
+            })
+            XCTAssertEqual(received, inclusive ? [5] : [])
+            XCTAssertEqual(completions, 1)
+            var passed: [Int] = []
+            completions = 0
+            _ = (Signal<Int, TestError>.single(6) |> takeWhile { _ in true }).start(next: { passed.append($0) }, completed: {
+                completions += 1
+            })
+            XCTAssertEqual(passed, [6])
+            XCTAssertEqual(completions, 1)
+        }
+    }
+
+    func testTakeWhileRacingTheSourcesTerminalEventDeliversExactlyOne() {
+        // A refused value on one thread, the source's error or completion on
+        // another: exactly one terminal event, whichever comes first, and
+        // nothing after it.
+        for round in 0 ..< 400 {
+            let pipe = SignalPipe<Int, TestError>()
+            let terminals = Atomic<Int>(value: 0)
+            let late = Atomic<Int>(value: 0)
+            _ = (pipe.signal() |> takeWhile { $0 < 1 }).start(next: { _ in
+                if terminals.with({ $0 }) > 0 {
+                    late.modify { $0 + 1 }
+                }
+            }, error: { _ in
+                terminals.modify { $0 + 1 }
+            }, completed: {
+                terminals.modify { $0 + 1 }
+            })
+            DispatchQueue.concurrentPerform(iterations: 2) { index in
+                if index == 0 {
+                    pipe.putNext(0)
+                    pipe.putNext(1)
+                } else if round % 2 == 0 {
+                    pipe.putCompletion()
+                } else {
+                    pipe.putError(.failed(round))
+                }
+            }
+            XCTAssertEqual(terminals.with { $0 }, 1, "round \(round)")
+            XCTAssertEqual(late.with { $0 }, 0, "round \(round)")
+        }
+    }
+
     func testTheFunctionsRunEvenWithoutAValueCallback() {
         // As with separate stages: a stage calls its function whatever is
         // downstream of it.

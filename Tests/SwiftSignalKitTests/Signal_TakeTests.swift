@@ -176,6 +176,25 @@ final class Signal_TakeTests: XCTestCase {
         }
     }
 
+    func testSkipConcurrentEmittersDropExactlyCountValues() {
+        // skip is a fused stage with one atomic counter: exactly `count`
+        // values are dropped however many threads emit at once.
+        for _ in 0 ..< 20 {
+            let source = TestPipe<Int, Int>()
+            let delivered = Counter()
+            let disposable = (source.signal() |> skip(700)).start(next: { _ in
+                delivered.increment()
+            })
+            DispatchQueue.concurrentPerform(iterations: 4) { thread in
+                for i in 0 ..< 400 {
+                    source.putNext(thread * 1000 + i)
+                }
+            }
+            XCTAssertEqual(delivered.count, 1600 - 700)
+            disposable.dispose()
+        }
+    }
+
     func testTakeReleasesCallbacksAfterCompletionAndDispose() {
         let deallocated = Counter()
         let source = TestPipe<Int, Int>()

@@ -6,20 +6,21 @@
 /// Thread-safety: the upstream may emit from any thread; exactly `count`
 /// values are dropped however many threads emit at once (one atomic counter,
 /// no lock). Callbacks run on the upstream's thread.
+///
+/// Fused, as `skipWhile`: a stage with a counter per subscription, no
+/// subscriber of its own (`_FusedSkipStage`). Inlinable, so that it is
+/// specialized for the caller's value type.
+@inlinable
 public func skip<T, E>(_ count: Int) -> (Signal<T, E>) -> Signal<T, E> {
     return { signal in
-        return Signal<T, E> { subscriber in
-            let counter = _SignalCounter()
-            return signal.start(downstream: subscriber, next: { next in
-                if counter.passedLimit(count) {
-                    subscriber.putNext(next)
+        return Signal<T, E>(fused: { makeNext, error, completed in
+            return signal.startFusing({ liveness in
+                let stage = _FusedSkipStage(count, makeNext(liveness), liveness)
+                return { value in
+                    stage.run(value)
                 }
-            }, error: { error in
-                subscriber.putError(error)
-            }, completed: {
-                subscriber.putCompletion()
-            })
-        }
+            }, error: error, completed: completed)
+        })
     }
 }
 
@@ -56,34 +57,21 @@ public func skipWhile<T, E>(_ predicate: @escaping (T) -> Bool) -> (Signal<T, E>
 ///
 /// Thread-safety: as `skipWhile`; exactly one value ends the subscription
 /// when several threads emit at once.
+///
+/// Fused, as `skipWhile`: a stage with a flag per subscription, no
+/// subscriber of its own (`_FusedTakeWhileStage`); the completion is the
+/// subscription's own terminal event (after the value calls in flight,
+/// then the upstream disposed).
+@inlinable
 public func takeWhile<T, E>(inclusive: Bool = false, _ predicate: @escaping (T) -> Bool) -> (Signal<T, E>) -> Signal<T, E> {
     return { signal in
-        return Signal<T, E> { subscriber in
-            let done = _SignalFlag()
-            return signal.startFusing({ upstream in
-                upstream.linkDownstream(subscriber)
-                return { next in
-                    if done.isSet {
-                        return
-                    }
-                    if predicate(next) {
-                        subscriber.putNext(next)
-                        return
-                    }
-                    if !done.set() {
-                        return
-                    }
-                    if inclusive {
-                        subscriber.putNext(next)
-                    }
-                    subscriber.putCompletion()
-                    _disposeEarly(upstream)
+        return Signal<T, E>(fused: { makeNext, error, completed in
+            return signal.startFusing({ liveness in
+                let stage = _FusedTakeWhileStage(predicate, inclusive: inclusive, makeNext(liveness), completed, liveness)
+                return { value in
+                    stage.run(value)
                 }
-            }, error: { error in
-                subscriber.putError(error)
-            }, completed: {
-                subscriber.putCompletion()
-            })
-        }
+            }, error: error, completed: completed)
+        })
     }
 }

@@ -1,16 +1,5 @@
 import Synchronization
 
-/// The per-subscription counters of `take(_:)`: how many values were admitted
-/// and how many of the admitted ones have been delivered.
-@usableFromInline
-final class _SignalTakeCounters: Sendable {
-    @usableFromInline let admitted = Synchronization.Atomic<Int>(0)
-    @usableFromInline let delivered = Synchronization.Atomic<Int>(0)
-
-    @inlinable
-    init() {}
-}
-
 /// Passes the first `count` values, then completes right after delivering the
 /// `count`-th one (which also disposes the upstream). Errors, and a completion
 /// that comes before `count` values, pass through.
@@ -27,35 +16,22 @@ final class _SignalTakeCounters: Sendable {
 /// values are admitted, and the completion is delivered only after every
 /// admitted value has been delivered.
 ///
-/// Inlinable, so that it is specialized for the caller's value type (run
-/// unspecialized, generic code looks up type metadata on every value).
+/// Fused, as `takeWhile`: a stage with its counters per subscription, no
+/// subscriber of its own (`_FusedTakeStage`); the completion is the
+/// subscription's own terminal event. Inlinable, so that it is specialized
+/// for the caller's value type (run unspecialized, generic code looks up
+/// type metadata on every value).
 @inlinable
 public func take<T, E>(_ count: Int) -> (Signal<T, E>) -> Signal<T, E> {
     return { signal in
-        return Signal<T, E> { subscriber in
-            let counters = _SignalTakeCounters()
-            return signal.startFusing({ upstream in
-                upstream.linkDownstream(subscriber)
-                return { next in
-                    if count <= 0 || counters.admitted.load(ordering: .relaxed) >= count {
-                        return
-                    }
-                    let index = counters.admitted.wrappingAdd(1, ordering: .relaxed).newValue
-                    if index > count {
-                        return
-                    }
-                    subscriber.putNext(next)
-                    if counters.delivered.wrappingAdd(1, ordering: .acquiringAndReleasing).newValue == count {
-                        subscriber.putCompletion()
-                        _disposeEarly(upstream)
-                    }
+        return Signal<T, E>(fused: { makeNext, error, completed in
+            return signal.startFusing({ liveness in
+                let stage = _FusedTakeStage(count, makeNext(liveness), completed, liveness)
+                return { value in
+                    stage.run(value)
                 }
-            }, error: { error in
-                subscriber.putError(error)
-            }, completed: {
-                subscriber.putCompletion()
-            })
-        }
+            }, error: error, completed: completed)
+        })
     }
 }
 

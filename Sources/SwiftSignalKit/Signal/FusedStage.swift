@@ -1,8 +1,8 @@
 import Synchronization
 
 /// What the composed value callback of one fused stateless stage (`map`,
-/// `beforeNext`, `afterNext`; `filter`, `distinctUntilChanged` and
-/// `skipWhile` have their own below) reads: the stage's function, the downstream's value
+/// `beforeNext`, `afterNext`; `filter`, `distinctUntilChanged`, `skipWhile`,
+/// `takeWhile`, `skip` and `take` have their own below) reads: the stage's function, the downstream's value
 /// callback and the subscription's liveness, in one object made when the
 /// chain is started.
 ///
@@ -147,4 +147,185 @@ final class _FusedSkipWhileStage<T> {
             }
         }
     }
+}
+
+/// `_FusedStage` for `takeWhile`: the predicate, and the end at the first
+/// value it refuses (that value passed first when `inclusive`), made by the
+/// subscription's own terminal event (`_SubscriberLiveness.end(delivering:)`:
+/// the completion after the value calls in flight, then the upstream
+/// disposed), so that no subscriber of its own is needed. The source's own
+/// terminal event passes straight through: the end lets none follow it,
+/// and one that came first (on another thread, racing the refused value)
+/// is the subscription's one terminal event, the end then doing nothing.
+/// A constant signal's subscription cannot be ended while it runs
+/// (`canBeDisposed` false): `single`, the one that emits a value, completes
+/// at once after it, which is the end.
+///
+/// Thread-safety: as `_FusedStage`; `ended` is atomic, and exactly one
+/// value (the first to set it) ends the subscription.
+@usableFromInline
+final class _FusedTakeWhileStage<T> {
+    /// Whether to pass a value (until it first says no).
+    @usableFromInline let predicate: (T) -> Bool
+    /// Whether the value refused passes before the completion.
+    @usableFromInline let inclusive: Bool
+    /// Set by the first value the predicate refused: later values are
+    /// dropped without calling it.
+    @usableFromInline let ended = Synchronization.Atomic<Bool>(false)
+    /// The downstream's composed value callback and completion (nil:
+    /// nothing to call).
+    @usableFromInline let next: ((T) -> Void)?
+    @usableFromInline let completed: (() -> Void)?
+    /// The subscription's flags, read before a value is passed on.
+    @usableFromInline let liveness: _SubscriberLiveness
+
+    @inlinable
+    init(_ predicate: @escaping (T) -> Bool, inclusive: Bool, _ next: ((T) -> Void)?, _ completed: (() -> Void)?,
+         _ liveness: _SubscriberLiveness) {
+        self.predicate = predicate
+        self.inclusive = inclusive
+        self.next = next
+        self.completed = completed
+        self.liveness = liveness
+    }
+
+    /// Passes `value` on while the predicate holds; at the first value it
+    /// refuses, ends the subscription.
+    @inlinable @inline(__always)
+    func run(_ value: T) {
+        if self.ended.load(ordering: .acquiring) {
+            return
+        }
+        if self.predicate(value) {
+            if !self.liveness.isTerminated {
+                self.next?(value)
+            }
+            return
+        }
+        self.end(value)
+    }
+
+    /// The first refused value (or any refused value racing it: only the
+    /// first to set `ended` goes on). Out of line, not inlinable (once a
+    /// subscription; it ends the subscription through the package's
+    /// `_SubscriberLiveness.end(delivering:)`).
+    @usableFromInline @inline(never)
+    func end(_ value: T) {
+        if self.ended.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged == false {
+            return
+        }
+        if self.inclusive && !self.liveness.isTerminated {
+            self.next?(value)
+        }
+        _fusedStageEnd(self.liveness, self.completed)
+    }
+}
+
+/// `_FusedStage` for `skip(_:)`: the count and the values dropped so far
+/// (one atomic counter; once `count` values were dropped it is only read).
+///
+/// Thread-safety: as `_FusedStage`; exactly `count` values are dropped
+/// however many threads emit at once.
+@usableFromInline
+final class _FusedSkipStage<T> {
+    /// How many values to drop.
+    @usableFromInline let count: Int
+    /// The values counted so far: never more than `count` plus one per
+    /// thread emitting at once (it stops counting at `count`).
+    @usableFromInline let dropped = Synchronization.Atomic<Int>(0)
+    /// The downstream's composed value callback (nil: nothing to call).
+    @usableFromInline let next: ((T) -> Void)?
+    /// The subscription's flags, read before a value is passed on.
+    @usableFromInline let liveness: _SubscriberLiveness
+
+    @inlinable
+    init(_ count: Int, _ next: ((T) -> Void)?, _ liveness: _SubscriberLiveness) {
+        self.count = count
+        self.next = next
+        self.liveness = liveness
+    }
+
+    /// Drops `value` while fewer than `count` were dropped, else passes it.
+    @inlinable @inline(__always)
+    func run(_ value: T) {
+        if self.dropped.load(ordering: .relaxed) < self.count
+            && self.dropped.wrappingAdd(1, ordering: .relaxed).oldValue < self.count {
+            return
+        }
+        if !self.liveness.isTerminated {
+            self.next?(value)
+        }
+    }
+}
+
+/// `_FusedStage` for `take(_:)`: the count, the values admitted and the
+/// values delivered; the delivery of the `count`-th admitted value ends the
+/// subscription as `takeWhile`'s refused value does (the completion after
+/// the value calls in flight, then the upstream disposed; a constant
+/// signal's completion follows at once), after every admitted value was
+/// delivered.
+///
+/// Thread-safety: as `_FusedStage`; exactly `count` values are admitted
+/// however many threads emit at once.
+@usableFromInline
+final class _FusedTakeStage<T> {
+    /// How many values to pass.
+    @usableFromInline let count: Int
+    /// The values admitted (stops being incremented past `count`, but for
+    /// one per thread emitting at once) and those delivered.
+    @usableFromInline let admitted = Synchronization.Atomic<Int>(0)
+    @usableFromInline let delivered = Synchronization.Atomic<Int>(0)
+    /// The downstream's composed value callback and completion (nil:
+    /// nothing to call).
+    @usableFromInline let next: ((T) -> Void)?
+    @usableFromInline let completed: (() -> Void)?
+    /// The subscription's flags, read before a value is passed on.
+    @usableFromInline let liveness: _SubscriberLiveness
+
+    @inlinable
+    init(_ count: Int, _ next: ((T) -> Void)?, _ completed: (() -> Void)?, _ liveness: _SubscriberLiveness) {
+        self.count = count
+        self.next = next
+        self.completed = completed
+        self.liveness = liveness
+    }
+
+    /// Passes `value` when it is among the first `count`; the last one's
+    /// delivery ends the subscription.
+    @inlinable @inline(__always)
+    func run(_ value: T) {
+        if self.count <= 0 || self.admitted.load(ordering: .relaxed) >= self.count {
+            return
+        }
+        if self.admitted.wrappingAdd(1, ordering: .relaxed).newValue > self.count {
+            return
+        }
+        if !self.liveness.isTerminated {
+            self.next?(value)
+        }
+        if self.delivered.wrappingAdd(1, ordering: .acquiringAndReleasing).newValue == self.count {
+            self.end()
+        }
+    }
+
+    /// Every admitted value delivered: ends the subscription. Out of line,
+    /// not inlinable, as `_FusedTakeWhileStage.end`.
+    @usableFromInline @inline(never)
+    func end() {
+        _fusedStageEnd(self.liveness, self.completed)
+    }
+}
+
+/// Ends a fused stage's subscription with `completed` (`takeWhile`,
+/// `take`): the subscription's own terminal event, after the value calls in
+/// flight, then the upstream disposed. A constant signal's subscription
+/// cannot be ended while it runs: `single`, the one that emits a value,
+/// completes at once after it, which is the end. Does nothing when the
+/// subscription has ended already.
+@usableFromInline
+func _fusedStageEnd(_ liveness: _SubscriberLiveness, _ completed: (() -> Void)?) {
+    if !liveness.canBeDisposed {
+        return
+    }
+    _ = liveness.end(delivering: { completed?() })
 }

@@ -21,11 +21,17 @@ struct _BroadcasterEnding {
         self.deliver = deliver
     }
 
-    /// Runs the terminal event, if any (no lock is held).
+    /// Runs the terminal event, if any (no lock is held). `deliver` runs as
+    /// a subscriber's terminal callback does (`_TerminalDelivery`), so that
+    /// an operator upstream that code it runs puts into (a meta operator
+    /// behind a `share`) sees the subscription ended (`Subscriber.isEnded`)
+    /// and starts nothing for it.
     @inlinable
     func run() {
         if let deliver = self.deliver {
+            _TerminalDelivery.begin()
             deliver()
+            _TerminalDelivery.end()
         } else if let terminal = self.terminal, let held = self.held {
             _BroadcasterHeld.deliver(terminal, to: held)
         }
