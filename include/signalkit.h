@@ -2140,9 +2140,9 @@ int sk_timer_start(sk_disposable **out, sk_queue *queue, double seconds, bool re
  * that asked (the caller of that library call, or a library thread), before
  * that thread retries or, where the refusal is an error
  * (sk_queue_create_concurrent()), before the call returns it. A hook that
- * lets a lock go takes it back once the library call it was in returns (the
- * Python package: [docs/python.md](../docs/python.md), "Refused
- * resources"), not inside the hook.
+ * lets a lock go takes it back once the library call it was in returns (as
+ * the Python package does: docs/python.md, "Threads and asyncio"), not
+ * inside the hook.
  *
  * The release library calls it (libsignalkit.so as installed, and the
  * packages); a debug or sanitizer build of the library from the Swift
