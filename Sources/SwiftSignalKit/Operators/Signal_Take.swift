@@ -77,11 +77,6 @@ public struct SignalTakeAction: Sendable {
     }
 }
 
-/// The per-subscription flag of `take(until:)`: set once it has decided to complete.
-private final class SignalTakeUntilState: Sendable {
-    let completed = Synchronization.Atomic<Bool>(false)
-}
-
 /// Asks `until` about each value: delivers it when the action says
 /// `passthrough`, then completes (disposing the upstream) when it says
 /// `complete`. Once `until` has asked to complete, it is not called again
@@ -90,32 +85,22 @@ private final class SignalTakeUntilState: Sendable {
 /// be disposed: here the upstream is told to stop at once, and values it
 /// emits anyway are dropped without a call). Errors and the upstream's
 /// completion pass through.
+///
+/// Fused, as `takeWhile`: a stage with a flag per subscription, no
+/// subscriber of its own (`_FusedTakeUntilStage`); the completion is the
+/// subscription's own terminal event. Inlinable, so that it is specialized
+/// for the caller's value type.
+@inlinable
 public func take<T, E>(until: @escaping (T) -> SignalTakeAction) -> (Signal<T, E>) -> Signal<T, E> {
     return { signal in
-        return Signal<T, E> { subscriber in
-            let state = SignalTakeUntilState()
-            return signal.startFusing({ upstream in
-                upstream.linkDownstream(subscriber)
-                return { next in
-                    if state.completed.load(ordering: .acquiring) {
-                        return
-                    }
-                    let action = until(next)
-                    if action.passthrough {
-                        subscriber.putNext(next)
-                    }
-                    if action.complete {
-                        state.completed.store(true, ordering: .releasing)
-                        subscriber.putCompletion()
-                        _disposeEarly(upstream)
-                    }
+        return Signal<T, E>(fused: { makeNext, error, completed in
+            return signal.startFusing({ liveness in
+                let stage = _FusedTakeUntilStage(until, makeNext(liveness), completed, liveness)
+                return { value in
+                    stage.run(value)
                 }
-            }, error: { error in
-                subscriber.putError(error)
-            }, completed: {
-                subscriber.putCompletion()
-            })
-        }
+            }, error: error, completed: completed)
+        })
     }
 }
 

@@ -2,7 +2,8 @@ import Synchronization
 
 /// What the composed value callback of one fused stateless stage (`map`,
 /// `beforeNext`, `afterNext`; `filter`, `distinctUntilChanged`, `skipWhile`,
-/// `takeWhile`, `skip` and `take` have their own below) reads: the stage's function, the downstream's value
+/// `takeWhile`, `skip`, `take` and `take(until:)` have their own below)
+/// reads: the stage's function, the downstream's value
 /// callback and the subscription's liveness, in one object made when the
 /// chain is started.
 ///
@@ -328,4 +329,59 @@ func _fusedStageEnd(_ liveness: _SubscriberLiveness, _ completed: (() -> Void)?)
         return
     }
     _ = liveness.end(delivering: { completed?() })
+}
+
+/// `_FusedStage` for `take(until:)`: the function that decides, and whether
+/// it has asked to complete (from then on it is not called again); the end
+/// as `takeWhile`'s.
+///
+/// Thread-safety: as `_FusedStage`; `ended` is atomic, and the first value
+/// whose action completes ends the subscription.
+@usableFromInline
+final class _FusedTakeUntilStage<T> {
+    /// Whether to pass each value, and whether to complete after it.
+    @usableFromInline let until: (T) -> SignalTakeAction
+    /// Set by the first action that completes.
+    @usableFromInline let ended = Synchronization.Atomic<Bool>(false)
+    /// The downstream's composed value callback and completion (nil:
+    /// nothing to call).
+    @usableFromInline let next: ((T) -> Void)?
+    @usableFromInline let completed: (() -> Void)?
+    /// The subscription's flags, read before a value is passed on.
+    @usableFromInline let liveness: _SubscriberLiveness
+
+    @inlinable
+    init(_ until: @escaping (T) -> SignalTakeAction, _ next: ((T) -> Void)?, _ completed: (() -> Void)?,
+         _ liveness: _SubscriberLiveness) {
+        self.until = until
+        self.next = next
+        self.completed = completed
+        self.liveness = liveness
+    }
+
+    /// Asks `until` about `value`, passes it when told to, and ends the
+    /// subscription when told to complete.
+    @inlinable @inline(__always)
+    func run(_ value: T) {
+        if self.ended.load(ordering: .acquiring) {
+            return
+        }
+        let action = self.until(value)
+        if action.passthrough && !self.liveness.isTerminated {
+            self.next?(value)
+        }
+        if action.complete {
+            self.end()
+        }
+    }
+
+    /// The first completing action ends the subscription. Out of line, not
+    /// inlinable, as `_FusedTakeWhileStage.end`.
+    @usableFromInline @inline(never)
+    func end() {
+        if self.ended.exchange(true, ordering: .acquiringAndReleasing) {
+            return
+        }
+        _fusedStageEnd(self.liveness, self.completed)
+    }
 }

@@ -35,7 +35,7 @@ public func |> <T, U>(value: T, function: ((T) -> U)) -> U {
 /// `Subscriber` and returns a `Disposable` that cancels that subscription.
 /// (The library's own sources — pipes, promises, `single` and the other
 /// constant signals — and its synchronous operators `map`, `filter`,
-/// `beforeNext`, `afterNext`, `skip`, `skipWhile`, `take`, `takeWhile`, `castError` and
+/// `beforeNext`, `afterNext`, `skip`, `skipWhile`, `take`, `take(until:)`, `takeWhile`, `castError` and
 /// `distinctUntilChanged` are started without a `Subscriber` of their own, delivering
 /// the same events: see `_SubscriberLiveness`.)
 ///
@@ -58,7 +58,7 @@ public final class Signal<T, E>: @unchecked Sendable {
     /// The generator given to `init(_:)`; nil for a fused signal.
     @usableFromInline let generatorFunction: ((Subscriber<T, E>) -> any Disposable)?
     /// Set by the synchronous operators (`map`, `filter`, `beforeNext`,
-    /// `afterNext`, `skip`, `skipWhile`, `take`, `takeWhile`, `castError`, `distinctUntilChanged`), the broadcasters' signals and the constant signals
+    /// `afterNext`, `skip`, `skipWhile`, `take`, `take(until:)`, `takeWhile`, `castError`, `distinctUntilChanged`), the broadcasters' signals and the constant signals
     /// (`single`, `complete`, `fail`, `never`): how to start this signal
     /// without a `Subscriber`.
     @usableFromInline let fused: FusedStart?
