@@ -318,7 +318,7 @@ final class _FusedTakeStage<T> {
 }
 
 /// Ends a fused stage's subscription with `completed` (`takeWhile`,
-/// `take`): the subscription's own terminal event, after the value calls in
+/// `take`, `take(until:)`): the subscription's own terminal event, after the value calls in
 /// flight, then the upstream disposed. A constant signal's subscription
 /// cannot be ended while it runs: `single`, the one that emits a value,
 /// completes at once after it, which is the end. Does nothing when the
