@@ -134,3 +134,54 @@ def test_a_put_waiting_for_a_thread_the_system_refuses_lets_the_other_threads_ru
         print(sk.wait_released(timeout=10.0))
     """, timeout=60)
     assert lines == ["ran while the put waited", "put returned", "True [1]", "True"], lines
+
+
+def test_a_put_from_a_callback_on_a_library_thread_refused_a_thread_lets_the_other_threads_run():
+    # The same wait, for a put made by a Python callback that runs on a
+    # queue's worker (deliver_on): the callback holds the GIL there, its
+    # put lets it go at the refusal and takes it back before the callback
+    # goes on.
+    lines = run_child("""
+        import re, resource, threading
+        import pysignalkit as sk
+        from pysignalkit import _speedups
+        go, stop, delivered = threading.Event(), threading.Event(), threading.Event()
+        counts = [0]
+        def spin():
+            go.wait()
+            while not stop.is_set():
+                counts[0] += 1
+        def give_room_back():
+            go.wait()
+            while _speedups.refused_thread_waits() == 0:
+                pass
+            before = counts[0]
+            while counts[0] - before < 1000:
+                pass
+            print("ran while the put waited")
+            resource.setrlimit(resource.RLIMIT_AS, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
+        threads = [threading.Thread(target=spin), threading.Thread(target=give_room_back)]
+        for thread in threads:
+            thread.start()
+        first, second, got = sk.Pipe(), sk.Pipe(), []
+        one, two = sk.Queue.serial("one"), sk.Queue.serial("two")
+        def relay(value):  # on one's worker: a put whose delivery needs another worker (two's)
+            size = int(re.search(r"VmSize:\\s+(\\d+)", open("/proc/self/status").read()).group(1)) * 1024
+            resource.setrlimit(resource.RLIMIT_AS, (size + (1 << 20), resource.RLIM_INFINITY))
+            go.set()
+            second.put(value * 10)
+            print("the callback went on")
+        last = second.signal().deliver_on(two).subscribe(lambda v: (got.append(v), delivered.set()))
+        middle = first.signal().deliver_on(one).subscribe(relay)
+        first.put(2)
+        print(delivered.wait(30), got)
+        stop.set()
+        for thread in threads:
+            thread.join()
+        for handle in (middle, last):
+            handle.dispose()
+            handle.close()
+        first.close(); second.close(); one.close(); two.close()
+        print(sk.wait_released(timeout=10.0))
+    """, timeout=60)
+    assert lines == ["ran while the put waited", "the callback went on", "True [20]", "True"], lines
