@@ -1,7 +1,7 @@
 import Synchronization
 
-/// A per-subscription counter of the synchronous operators (`skip`): one
-/// atomic word, no lock.
+/// A per-subscription counter (`retry(count)`'s retries; `skip`, a fused
+/// stage, counts in its own object): one atomic word, no lock.
 ///
 /// Thread-safety: every method may be called from any thread.
 final class _SignalCounter: Sendable {
@@ -20,8 +20,9 @@ final class _SignalCounter: Sendable {
     }
 }
 
-/// A per-subscription flag of the synchronous operators (`takeWhile`,
-/// `defaultIfEmpty`): one atomic word, no lock.
+/// A per-subscription flag (`defaultIfEmpty`'s; the fused stages, such as
+/// `takeWhile`'s, keep theirs in their own object): one atomic word, no
+/// lock.
 ///
 /// Thread-safety: every method may be called from any thread.
 final class _SignalFlag: Sendable {
