@@ -146,6 +146,7 @@ def test_a_put_from_a_callback_on_a_library_thread_refused_a_thread_lets_the_oth
         import pysignalkit as sk
         from pysignalkit import _speedups
         go, stop, delivered = threading.Event(), threading.Event(), threading.Event()
+        went_on = threading.Event()
         counts = [0]
         def spin():
             go.wait()
@@ -170,10 +171,11 @@ def test_a_put_from_a_callback_on_a_library_thread_refused_a_thread_lets_the_oth
             resource.setrlimit(resource.RLIMIT_AS, (size + (1 << 20), resource.RLIM_INFINITY))
             go.set()
             second.put(value * 10)
-            print("the callback went on")
+            went_on.set()  # printed by the main thread: one writer, whole lines
         last = second.signal().deliver_on(two).subscribe(lambda v: (got.append(v), delivered.set()))
         middle = first.signal().deliver_on(one).subscribe(relay)
         first.put(2)
+        print("the callback went on" if went_on.wait(30) else "the callback did not go on")
         print(delivered.wait(30), got)
         stop.set()
         for thread in threads:
