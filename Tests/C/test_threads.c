@@ -671,6 +671,105 @@ Test(threads, nothing_follows_the_terminal_event_under_eight_putting_threads, .t
     expect_no_live_objects(0);
 }
 
+/* A terminal event put from the generator while a value call runs on another
+ * thread waits for that call: the generator returns meanwhile, and its
+ * return must not end the subscription as a dispose would (that dropped the
+ * waiting event: an acceptance program lost the error or the completion in
+ * a few rounds in a hundred). The event arrives once the call has returned,
+ * then the generator's disposable is disposed, once. The interleaving is
+ * forced with semaphores. */
+typedef struct waiting_end {
+    sem_t entered;
+    sem_t gate;
+    sk_subscriber *subscriber;
+    int completion;
+    char log[8];
+    int logged;
+} waiting_end;
+
+static void waiting_end_log(waiting_end *w, char event) {
+    int at = __atomic_fetch_add(&w->logged, 1, __ATOMIC_SEQ_CST);
+    if (at < (int)sizeof w->log - 1) {
+        w->log[at] = event;
+    }
+}
+
+static void waiting_end_next(void *ctx, const sk_value *value) {
+    (void)value;
+    waiting_end *w = ctx;
+    waiting_end_log(w, 'b');
+    sem_post(&w->entered);
+    while (sem_wait(&w->gate) != 0) {
+    }
+    waiting_end_log(w, 'n');
+}
+
+static void waiting_end_error(void *ctx, const sk_value *error) {
+    (void)error;
+    waiting_end_log(ctx, 'e');
+}
+
+static void waiting_end_completed(void *ctx) {
+    waiting_end_log(ctx, 'c');
+}
+
+static void waiting_end_disposed(void *ctx) {
+    waiting_end_log(ctx, 'd');
+}
+
+static void *waiting_end_put(void *arg) {
+    waiting_end *w = arg;
+    sk_value v = int_value(1);
+    SK_OK_OR_ABORT(sk_subscriber_put_next(w->subscriber, &v));
+    return NULL;
+}
+
+static pthread_t waiting_end_putter;
+
+static sk_disposable *waiting_end_generator(void *ctx, sk_subscriber *subscriber) {
+    waiting_end *w = ctx;
+    w->subscriber = sk_subscriber_retain(subscriber);
+    if (pthread_create(&waiting_end_putter, NULL, waiting_end_put, w) != 0) {
+        abort();
+    }
+    while (sem_wait(&w->entered) != 0) {
+    }
+    sk_value error = int_value(-1);
+    SK_OK_OR_ABORT(w->completion ? sk_subscriber_put_completion(subscriber) : sk_subscriber_put_error(subscriber, &error));
+    sk_disposable *upstream = NULL;
+    SK_OK_OR_ABORT(sk_disposable_action(&upstream, waiting_end_disposed, w, NULL));
+    return upstream;
+}
+
+Test(threads, a_terminal_event_waiting_when_the_generator_returns_arrives_then_the_upstream_is_disposed,
+     .timeout = SK_TEST_TIMEOUT) {
+    for (int completion = 0; completion < 2; completion++) {
+        waiting_end w;
+        memset(&w, 0, sizeof w);
+        w.completion = completion;
+        cr_assert_eq(sem_init(&w.entered, 0, 0), 0);
+        cr_assert_eq(sem_init(&w.gate, 0, 0), 0);
+        sk_signal *signal = NULL;
+        SK_OK_OR_FAIL(sk_signal_create(&signal, waiting_end_generator, &w, NULL));
+        sk_observer observer = { waiting_end_next, waiting_end_error, waiting_end_completed, &w, NULL };
+        sk_disposable *d = NULL;
+        SK_OK_OR_FAIL(sk_signal_start(&d, signal, &observer));
+        /* The value call still runs: nothing else has happened. */
+        cr_assert_str_eq(w.log, "b");
+        cr_assert_eq(sem_post(&w.gate), 0);
+        pthread_join(waiting_end_putter, NULL);
+        sk_subscriber_release(w.subscriber);
+        cr_assert_str_eq(w.log, completion ? "bncd" : "bned", "events in order: %s", w.log);
+        sk_disposable_dispose(d);
+        cr_assert_str_eq(w.log, completion ? "bncd" : "bned", "disposed twice: %s", w.log);
+        sk_disposable_release(d);
+        sk_signal_release(signal);
+        sem_destroy(&w.entered);
+        sem_destroy(&w.gate);
+    }
+    expect_no_live_objects(0);
+}
+
 /* The same rule for a failing subscriber (sk_signal_start_failable): eight
  * threads put into one subscription whose value callback fails when it
  * receives FAILING_AT (each thread puts it once: the first failure ends the

@@ -177,6 +177,46 @@ final class InFlightCallsTests: XCTestCase {
         }
     }
 
+    /// A terminal event put while the generator still runs, and left waiting
+    /// for a value call on another thread: the generator's return makes the
+    /// subscription's disposable (`assignDisposable`), which must not count
+    /// as a dispose. Before, it disposed the subscription there, which
+    /// dropped the waiting event: the error or completion never arrived (an
+    /// acceptance program found it, a few rounds in a hundred, with four
+    /// threads putting from a generator's start). Then the upstream is
+    /// disposed, once, after the event.
+    func testATerminalEventWaitingWhenTheGeneratorReturnsIsDeliveredThenTheUpstreamDisposed() {
+        for terminal in ["error", "completed"] {
+            let events = Events()
+            let entered = DispatchSemaphore(value: 0)
+            let gate = DispatchSemaphore(value: 0)
+            let finished = DispatchSemaphore(value: 0)
+            let signal = Signal<Int, TestError> { subscriber in
+                Thread {
+                    subscriber.putNext(1)
+                    finished.signal()
+                }.start()
+                XCTAssertEqual(entered.wait(timeout: .now() + waitDeadline), .success, terminal)
+                // The value call runs on the other thread: the event waits.
+                if terminal == "error" {
+                    subscriber.putError(.failed)
+                } else {
+                    subscriber.putCompletion()
+                }
+                return ActionDisposable {
+                    events.add("upstream disposed")
+                }
+            }
+            let disposable = self.observe(signal, events, entered: entered, gate: gate)
+            XCTAssertEqual(events.all, ["next 1 begins"], terminal)
+            gate.signal()
+            XCTAssertEqual(finished.wait(timeout: .now() + waitDeadline), .success, terminal)
+            XCTAssertEqual(events.all, ["next 1 begins", "next 1 ends", terminal, "upstream disposed"], terminal)
+            disposable.dispose()
+            XCTAssertEqual(events.all.filter { $0 == "upstream disposed" }.count, 1, terminal)
+        }
+    }
+
     func testADisposeDropsATerminalEventStillWaiting() {
         let source = HotSource()
         let events = Events()

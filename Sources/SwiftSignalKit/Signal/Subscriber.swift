@@ -31,6 +31,11 @@ public final class Subscriber<T, E>: CustomStringConvertible, @unchecked Sendabl
     /// Set once `keepAlive` has stored an object (the release then takes them,
     /// from the handle or from `keepAliveObjects`).
     @usableFromInline static var keepAliveFlag: Int { 1 << 59 }
+    /// Set by the end of the termination (`endTermination`, or a dispose
+    /// that dropped the waiting event), in the same atomic step that reads
+    /// `hasDisposableFlag`: whichever of the two comes second disposes the
+    /// handle (see `assignDisposable`).
+    @usableFromInline static var terminationEndedFlag: Int { Int.min }
 
     @usableFromInline let state = Synchronization.Atomic<Int>(0)
     // The stored properties below are never accessed concurrently in
@@ -380,11 +385,20 @@ public final class Subscriber<T, E>: CustomStringConvertible, @unchecked Sendabl
         return true
     }
 
+    /// Ends the termination (its registered call) and, once the generator
+    /// has returned (`hasDisposableFlag`), disposes the handle, and so the
+    /// upstream. `previous` is the word the termination began with, which
+    /// the callers hold; the flag is read from the word itself, in the step
+    /// that ends the call and sets `terminationEndedFlag`: a generator that
+    /// returns meanwhile leaves the disposal to this (`assignDisposable`).
     @inlinable
     func endTermination(_ previous: Int) {
-        let current = self.state.wrappingSubtract(1, ordering: .acquiringAndReleasing).newValue
+        // Ends the call (-1) and sets the flag (bit 63, clear until now: one
+        // termination ends once) in one addition.
+        let before = self.state.wrappingAdd(Subscriber.terminationEndedFlag &- 1, ordering: .acquiringAndReleasing).oldValue
+        let current = before &+ (Subscriber.terminationEndedFlag &- 1)
         self.releaseIfIdle(current)
-        if previous & Subscriber.hasDisposableFlag != 0 {
+        if before & Subscriber.hasDisposableFlag != 0 {
             self.handle?.dispose()
         }
     }
@@ -408,8 +422,10 @@ public final class Subscriber<T, E>: CustomStringConvertible, @unchecked Sendabl
     /// after): the termination ends without it. Off the path of values.
     @usableFromInline @inline(never)
     func droppedPendingTerminal(_ current: Int) {
-        self.releaseIfIdle(current)
-        if current & Subscriber.hasDisposableFlag != 0 {
+        // The termination ends here (see `endTermination`).
+        let before = self.state.bitwiseOr(Subscriber.terminationEndedFlag, ordering: .acquiringAndReleasing).oldValue
+        self.releaseIfIdle(before | Subscriber.terminationEndedFlag)
+        if before & Subscriber.hasDisposableFlag != 0 {
             self.handle?.dispose()
         }
     }
@@ -448,13 +464,17 @@ public final class Subscriber<T, E>: CustomStringConvertible, @unchecked Sendabl
     }
 
     /// Makes termination dispose `handle` (which now holds the generator's
-    /// disposable). If the subscriber has already terminated, it is disposed
-    /// at once.
+    /// disposable). If the termination has already ended, it is disposed at
+    /// once. A termination still under way (its terminal event waiting for
+    /// the value calls in flight on other threads, or being delivered) is
+    /// left to dispose it when it ends (`endTermination`): disposed here, the
+    /// subscription took that as a user's dispose, which drops the waiting
+    /// event (it never arrived), and the upstream went before the event.
     @inlinable
     func assignDisposable() {
         var current = self.state.load(ordering: .relaxed)
         while true {
-            if current & Subscriber.terminatedFlag != 0 {
+            if current & Subscriber.terminationEndedFlag != 0 {
                 self.handle?.dispose()
                 return
             }
