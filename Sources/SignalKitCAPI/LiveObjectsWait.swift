@@ -21,6 +21,42 @@ import Synchronization
 /// The threads in sk_live_objects_wait.
 let liveObjectWaiters = Synchronization.Atomic<Int>(0)
 
+/// The release functions of the caller's that run (begun, not returned), on
+/// every thread. Each object is uncounted as its release begins (whoever the
+/// release wakes sees it gone), so sk_live_objects() may read 0 while the
+/// last one still runs: sk_live_objects_wait waits for these too (those of
+/// other threads), so that a program may free what they use, or end, once it
+/// returns. (Before, it returned while a release ran on a queue's thread,
+/// which a program that then ended never saw run.)
+let releasesRunning = Synchronization.Atomic<Int>(0)
+
+/// Uncounts the object whose release function `release` runs, and runs it,
+/// counted in `releasesRunning` (and in the thread's `running`) until it
+/// returns; then wakes the waiters of sk_live_objects_wait, if any. The
+/// same argument as `liveObjectGone`'s: no lost wake-up.
+@inline(__always)
+func runUserRelease(_ release: () -> Void) {
+    releasesRunning.wrappingAdd(1, ordering: .sequentiallyConsistent)
+    let state = sk__release_state_here()!
+    state.pointee.running += 1
+    liveObjectGone()
+    release()
+    state.pointee.running -= 1
+    releasesRunning.wrappingSubtract(1, ordering: .sequentiallyConsistent)
+    if _slowPath(liveObjectWaiters.load(ordering: .sequentiallyConsistent) != 0) {
+        LiveObjectsWaitRoom.shared.wake()
+    }
+}
+
+/// Whether sk_live_objects_wait(`atMost`) may return: at most `atMost`
+/// objects counted, and no release function running on another thread
+/// (`own`: those running on the calling thread, under it).
+@inline(__always)
+private func liveObjectsSettled(_ atMost: Int, own: Int) -> Bool {
+    return liveObjectCount.load(ordering: .sequentiallyConsistent) <= atMost
+        && releasesRunning.load(ordering: .sequentiallyConsistent) <= own
+}
+
 /// Uncounts a live object (what every counted object's end calls) and
 /// wakes the waiters of sk_live_objects_wait, if any.
 @inline(__always)
@@ -64,7 +100,10 @@ public func sk_live_objects_wait(_ atMost: Int, _ timeout: Double) -> Int32 {
     guard timeout >= 0 else {
         return fail(SK_ERR_INVALID_ARGUMENT, "timeout \(timeout) is not a number of seconds >= 0")
     }
-    if liveObjectCount.load(ordering: .sequentiallyConsistent) <= atMost {
+    // The release functions of the caller's running under this call (it
+    // was made from one): not waited for.
+    let own = Int(sk__release_state_here()!.pointee.running)
+    if liveObjectsSettled(atMost, own: own) {
         return SK_OK.rawValue
     }
     var deadline = timespec()
@@ -84,7 +123,7 @@ public func sk_live_objects_wait(_ atMost: Int, _ timeout: Double) -> Int32 {
     let room = LiveObjectsWaitRoom.shared
     liveObjectWaiters.wrappingAdd(1, ordering: .sequentiallyConsistent)
     pthread_mutex_lock(room.mutex)
-    while liveObjectCount.load(ordering: .sequentiallyConsistent) > atMost {
+    while !liveObjectsSettled(atMost, own: own) {
         if forever {
             pthread_cond_wait(room.condition, room.mutex)
         } else if pthread_cond_timedwait(room.condition, room.mutex, &deadline) == ETIMEDOUT {
@@ -93,9 +132,13 @@ public func sk_live_objects_wait(_ atMost: Int, _ timeout: Double) -> Int32 {
     }
     pthread_mutex_unlock(room.mutex)
     liveObjectWaiters.wrappingSubtract(1, ordering: .sequentiallyConsistent)
+    if liveObjectsSettled(atMost, own: own) {
+        return SK_OK.rawValue
+    }
     let alive = liveObjectCount.load(ordering: .sequentiallyConsistent)
     if alive <= atMost {
-        return SK_OK.rawValue
+        let running = releasesRunning.load(ordering: .sequentiallyConsistent) - own
+        return fail(SK_ERR_BUSY, "\(running) release function\(running == 1 ? " is" : "s are") still running on other threads after \(timeout) s (\(alive) library objects alive, waited for at most \(atMost))")
     }
     return fail(SK_ERR_BUSY, "\(alive) library objects are still alive after \(timeout) s (waited for at most \(atMost))")
 }

@@ -51,27 +51,35 @@ class SKContext: SKObject {
     /// whichever thread drops the last reference afterwards.
     final func releaseNow() {
         if self.claimRelease() {
-            self.releaseFunction?(self.ctx)
+            self.runRelease { self.releaseFunction?(self.ctx) }
         }
     }
 
     /// `releaseNow()` for a call that failed: see `releasingOnFailure`.
     fileprivate final func releaseKeepingMessage() {
         if self.claimRelease() {
-            sk__release_keeping_message(self.releaseFunction, self.ctx)
+            self.runRelease { sk__release_keeping_message(self.releaseFunction, self.ctx) }
         }
     }
 
     /// Whether the caller is the one to run the release function (it did not
     /// run yet, and will not run again).
     private func claimRelease() -> Bool {
-        if self.released.exchange(true, ordering: .acquiringAndReleasing) {
-            return false
+        return !self.released.exchange(true, ordering: .acquiringAndReleasing)
+    }
+
+    /// Uncounts the context and runs `release` (its release function), as
+    /// `runUserRelease` does: uncounted before it runs, so that whoever the
+    /// release wakes sees the object gone, and waited for by
+    /// sk_live_objects_wait until it returns. Without a release function,
+    /// only uncounted.
+    @inline(__always)
+    private func runRelease(_ release: () -> Void) {
+        guard self.releaseFunction != nil else {
+            liveObjectGone()
+            return
         }
-        // Uncounted before the release function runs, so that whoever the
-        // release wakes sees the object gone.
-        liveObjectGone()
-        return true
+        runUserRelease(release)
     }
 }
 

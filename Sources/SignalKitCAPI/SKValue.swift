@@ -737,12 +737,12 @@ final class SKReleaseList {
         list.drain()
     }
 
-    /// Uncounts a user pointer or context and runs its release function.
+    /// Uncounts a user pointer or context and runs its release function
+    /// (`runUserRelease`: uncounted before it runs, so that whoever the
+    /// release wakes sees the object gone; waited for by
+    /// sk_live_objects_wait until it returns).
     static func runRelease(_ release: sk_release_fn, _ pointer: UnsafeMutableRawPointer?) {
-        // Uncounted before the release function runs, so that whoever the
-        // release wakes sees the object gone.
-        liveObjectGone()
-        release(pointer)
+        runUserRelease { release(pointer) }
     }
 
     /// Installs this list as the thread's and releases what it holds, and

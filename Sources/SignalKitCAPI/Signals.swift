@@ -242,14 +242,18 @@ func observerMade(_ observer: AnyObject, by maker: StaticString) {
 
 /// An observer object's deinit: out of the registry, uncounted before the
 /// release function runs (as SKContext), so that whoever the release wakes
-/// sees the registration gone; then `release(ctx)`.
+/// sees the registration gone; then `release(ctx)`, waited for by
+/// sk_live_objects_wait until it returns (`runUserRelease`).
 @inline(__always)
 func observerGone(_ observer: AnyObject, releasing release: sk_release_fn?, _ ctx: UnsafeMutableRawPointer?) {
     if HandleRegistry.isEnabled {
         HandleRegistry.unregister(UInt(bitPattern: Unmanaged.passUnretained(observer).toOpaque()))
     }
-    liveObjectGone()
-    release?(ctx)
+    guard let release else {
+        liveObjectGone()
+        return
+    }
+    runUserRelease { release(ctx) }
 }
 
 /// Starts `signal` with the callbacks of `callbacks`, which the subscription

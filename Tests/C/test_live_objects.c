@@ -6,6 +6,7 @@
 
 #include <math.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -423,4 +424,64 @@ Test(live_objects, wait_sees_a_subscription_that_a_queue_thread_releases, .timeo
     cr_assert_eq(sk_live_objects_wait(0, SK_WAIT_SECONDS), SK_OK, "%s", sk_last_error_message());
     cr_assert_eq(sk_live_objects(), 0);
     recorder_destroy(&r);
+}
+
+/* A release function running on a queue's thread: its object is uncounted
+ * as it begins (sk_live_objects() reads 0 meanwhile), and the wait for 0
+ * returns only once it has returned, so that a program may then free what
+ * it uses, or end (an acceptance program ended before the release of its
+ * last work item ran, in 9 runs of 30). Forced with semaphores. */
+typedef struct held_release {
+    sem_t entered;
+    sem_t gate;
+    int returned;
+} held_release;
+
+static void held_release_work(void *ctx) {
+    (void)ctx;
+}
+
+static void held_release_release(void *ctx) {
+    held_release *h = ctx;
+    sem_post(&h->entered);
+    while (sem_wait(&h->gate) != 0) {
+    }
+    __atomic_store_n(&h->returned, 1, __ATOMIC_SEQ_CST);
+}
+
+Test(live_objects, wait_returns_only_after_the_release_functions_running_on_other_threads, .timeout = SK_TEST_TIMEOUT) {
+    held_release h;
+    memset(&h, 0, sizeof h);
+    cr_assert_eq(sem_init(&h.entered, 0, 0), 0);
+    cr_assert_eq(sem_init(&h.gate, 0, 0), 0);
+    sk_queue *queue = NULL;
+    SK_OK_OR_FAIL(sk_queue_create(&queue, "releasing"));
+    SK_OK_OR_FAIL(sk_queue_async(queue, held_release_work, &h, held_release_release));
+    sk_queue_release(queue);
+    while (sem_wait(&h.entered) != 0) {
+    }
+    /* The release runs on the queue's thread, held there. */
+    cr_assert_eq(sk_live_objects_wait(0, 0), SK_ERR_BUSY, "the wait returned while a release function ran");
+    cr_assert(strstr(sk_last_error_message(), "1 release function is still running") != NULL, "%s",
+              sk_last_error_message());
+    cr_assert_eq(sem_post(&h.gate), 0);
+    cr_assert_eq(sk_live_objects_wait(0, SK_WAIT_SECONDS), SK_OK, "%s", sk_last_error_message());
+    cr_assert_eq(__atomic_load_n(&h.returned, __ATOMIC_SEQ_CST), 1, "the wait returned before the release did");
+    sem_destroy(&h.entered);
+    sem_destroy(&h.gate);
+}
+
+/* A release function may wait for the count itself: the releases running
+ * on its own thread (it among them) are not waited for. */
+static void waiting_release(void *ctx) {
+    int *status = ctx;
+    *status = sk_live_objects_wait(0, SK_WAIT_SECONDS);
+}
+
+Test(live_objects, a_release_function_may_wait_for_the_count, .timeout = SK_TEST_TIMEOUT) {
+    int status = -100;
+    sk_disposable *d = NULL;
+    SK_OK_OR_FAIL(sk_disposable_action(&d, held_release_work, &status, waiting_release));
+    sk_disposable_release(d);
+    cr_assert_eq(status, SK_OK, "%d: %s", status, sk_last_error_message());
 }

@@ -65,10 +65,18 @@ static void unpin(void *value)
     PyThreadState *state = value;
     atomic_fetch_add(&inside, 1);
     if (!atomic_load(&finalizing)) {
-        PyEval_RestoreThread(state);
+        /* The pinned state is cleared under a thread state the interpreter
+         * finds in its key: PyGILState_Ensure, seeing none there, makes one
+         * and takes the GIL with it, and PyGILState_Release deletes it
+         * (the key cleared again). Cleared under the pinned state itself
+         * (restored, not in the key), every free failed the check of
+         * CPython's debug allocator (python -X dev, PYTHONMALLOC=debug) that
+         * the thread holds the GIL: a fatal error as each library thread
+         * that had run a callback ended. */
+        PyGILState_STATE gil = PyGILState_Ensure();
         PyThreadState_Clear(state);
-        (void)PyEval_SaveThread();
         PyThreadState_Delete(state);
+        PyGILState_Release(gil);
     }
     atomic_fetch_sub(&inside, 1);
 }
