@@ -136,7 +136,8 @@ const char *sk_nats_last_error_message(void);
  * - the client dropped messages of this subscription because they waited
  *   beyond its pending limits (natsOptions_SetMaxPendingMsgs(), 65,536
  *   messages by default): `"sk_nats_subject: slow consumer on 'x': the
- *   client dropped 812 messages (nats: Slow Consumer, Messages Dropped)"`.
+ *   client dropped 812 messages beyond its pending limit of 65536 (nats:
+ *   Slow Consumer, messages dropped)"`.
  *   It is reported with the first message delivered after the drop (the
  *   values before it were all delivered, none is skipped silently), or
  *   when the subscription closes, whichever comes first; the subscription
@@ -252,13 +253,13 @@ int sk_nats_subject_bounded(sk_signal **out, natsConnection *connection, const c
  *
  * - a value is of another kind: `"sk_nats_publish: cannot publish a value
  *   of kind int64 to 'x': give a string or bytes (sk_signal_map() first)"`;
- * - the client refuses a publish (an invalid subject, a payload larger
- *   than the server's maximum, a closed connection): `"sk_nats_publish:
- *   cannot publish 2000000 bytes to 'x' (nats: Maximum Payload Exceeded)"`;
+ * - the client refuses a publish (a payload larger than the server's
+ *   maximum, a closed connection): `"sk_nats_publish: cannot publish
+ *   2000000 bytes to 'x' (nats: Maximum Payload Exceeded)"`;
  *   the values before it were published;
  * - the flush fails or takes longer than `flush_timeout`:
- *   `"sk_nats_publish: flushing after the last value to 'x' failed (nats:
- *   Timeout)"`;
+ *   `"sk_nats_publish: flushing after the last value to 'x' failed within
+ *   0.5 s (nats: Timeout)"`;
  * - `signal` fails: its error passes on unchanged.
  *
  * Disposing disposes `signal`'s subscription; what was published stays
@@ -268,13 +269,20 @@ int sk_nats_subject_bounded(sk_signal **out, natsConnection *connection, const c
  *                      sk_signal_release(); NULL on error.
  * @param signal        Borrowed (retained by the new signal).
  * @param connection    Borrowed; must stay valid while the signal exists.
- * @param subject       Borrowed (copied). Checked by the client at each
- *                      publish, not here.
+ * @param subject       Borrowed (copied): one a message may be published to
+ *                      (tokens separated by '.', none empty, no whitespace
+ *                      or control character, no wildcard token '*' or '>'),
+ *                      checked here: the client does not check it, and the
+ *                      server takes "a b" for the subject "a" with the
+ *                      reply "b".
  * @param flush_timeout Seconds the flush on completion may take, > 0 and
  *                      finite.
  * @return SK_OK; SK_ERR_NULL_ARGUMENT if `out`, `signal`, `connection` or
- *         `subject` is NULL; SK_ERR_INVALID_ARGUMENT for a `flush_timeout`
- *         that is not > 0 and finite, or above 2^31 ms; SK_ERR_WRONG_KIND
+ *         `subject` is NULL; SK_ERR_INVALID_ARGUMENT for a `subject` no
+ *         message may be published to (`"sk_nats_publish: cannot publish to
+ *         'a b': a subject has no whitespace or control characters"`), or a
+ *         `flush_timeout` that is not > 0 and finite, or above 2^31 ms;
+ *         SK_ERR_WRONG_KIND
  *         if `signal` is not a signal; SK_ERR_NO_MEMORY when the copy of
  *         `subject` cannot be allocated.
  * @par Thread safety
@@ -317,8 +325,7 @@ int sk_nats_publish(sk_signal **out, sk_signal *signal, natsConnection *connecti
  *                      sk_signal_release(); NULL on error.
  * @param signal        Borrowed (retained by the new signal).
  * @param connection    Borrowed; must stay valid while the signal exists.
- * @param subject       Borrowed (copied). Checked by the client at each
- *                      publish, not here.
+ * @param subject       As for sk_nats_publish() (checked here).
  * @param flush_timeout Seconds the flush on completion may take, > 0 and
  *                      finite.
  * @param encode        Required. Called once per value per subscription
@@ -362,11 +369,11 @@ int sk_nats_publish_encoded(sk_signal **out, sk_signal *signal, natsConnection *
  * - no reply came within `timeout`: `"sk_nats_request: no reply from 'x'
  *   within 0.25 s (nats: Timeout)"`;
  * - the server says no subscriber listens on `subject`:
- *   `"sk_nats_request: no responders for 'x' (nats: No Responders
- *   Available For Request)"`;
- * - the client refuses the subscription or the publish (an invalid
- *   subject, a payload too large, a closed connection): `"sk_nats_request:
- *   cannot publish the request to 'a b' (nats: Invalid Subject)"`;
+ *   `"sk_nats_request: no responders for 'x' (nats: No responders
+ *   available for request)"`;
+ * - the client refuses the subscription or the publish (a payload too
+ *   large, a closed connection): `"sk_nats_request: cannot publish the
+ *   request to 'x' (nats: Connection Closed)"`;
  * - the connection closes while it waits.
  *
  * Disposing unsubscribes the inbox; a reply that comes later is dropped by
@@ -375,14 +382,17 @@ int sk_nats_publish_encoded(sk_signal **out, sk_signal *signal, natsConnection *
  * @param[out] out     Receives the new signal (+1): release it with
  *                     sk_signal_release(); NULL on error.
  * @param connection   Borrowed; must stay valid while the signal exists.
- * @param subject      Borrowed (copied).
+ * @param subject      Borrowed (copied): one a message may be published to,
+ *                     checked here as by sk_nats_publish().
  * @param payload      Borrowed (copied: a string's bytes without the NUL,
  *                     or bytes); NULL for an empty request.
  * @param timeout      Seconds to wait for the reply, > 0 and finite.
  * @param shape        What the reply becomes (sk_nats_shape).
  * @return SK_OK; SK_ERR_NULL_ARGUMENT if `out`, `connection` or `subject`
  *         is NULL; SK_ERR_WRONG_KIND if `payload` is neither a string nor
- *         bytes; SK_ERR_INVALID_ARGUMENT for a `timeout` that is not > 0
+ *         bytes; SK_ERR_INVALID_ARGUMENT for a `subject` no message may be
+ *         published to (`"sk_nats_request: cannot publish to '': the
+ *         subject is empty"`), a `timeout` that is not > 0
  *         and finite, or above 2^31 ms, for a `shape` that is no
  *         sk_nats_shape, or a malformed `payload`; SK_ERR_NO_MEMORY when
  *         the copies cannot be allocated.
@@ -598,11 +608,15 @@ typedef enum sk_nats_ack_kind {
  * (SK_KIND_STRING, see the file's comment), after the messages fetched
  * before it, when the client refuses the pull subscription at a start
  * (`"sk_nats_js_consume: cannot bind to the consumer 'd' of 's' (nats:
- * ...)"`, on the starting thread), when the connection is closed, or when
+ * ...)"`, on the starting thread), when the connection is closed (seen
+ * within 0.25 s, also while the observer holds the whole room:
+ * `"sk_nats_js_consume: the connection of the consumer 'd' was closed
+ * (nats: Connection Closed)"`), or when
  * a fetch fails otherwise than by a timeout or a disconnection (the
- * consumer deleted: `"sk_nats_js_consume: fetching from 'd' failed (nats:
- * ...)"`). A new subscription after a reconnection that the server
- * refuses is tried again every 20 ms for 30 s, then ends the same way.
+ * consumer deleted: `"sk_nats_js_consume: fetching from the consumer 'd'
+ * failed (nats: ...)"`). A new subscription after a reconnection that the
+ * server refuses is tried again every 20 ms for 30 s, then ends the same
+ * way.
  *
  * Disposing stops the fetching thread (within one fetch: at most 0.25 s)
  * and lets go of the pull subscription with natsSubscription_Destroy(),
@@ -710,8 +724,8 @@ int sk_nats_ack(const sk_value *message, sk_nats_ack_kind kind);
  * - a value is neither a string nor bytes: `"sk_nats_js_publish: cannot
  *   publish a value of kind int64 to 'x': give a string or bytes"`;
  * - the client refuses a publish (a payload too large, a closed
- *   connection, an invalid subject): `"sk_nats_js_publish: cannot publish
- *   message 7 to 'x' (nats: Maximum Payload Exceeded)"`;
+ *   connection): `"sk_nats_js_publish: cannot publish message 7 to 'x'
+ *   (nats: Maximum Payload Exceeded)"`;
  * - a publish is not acknowledged after `attempts` attempts, or the server
  *   refuses it (a stream limit, an expectation): `"sk_nats_js_publish:
  *   message 7 to 'x' was not acknowledged after 3 attempts (nats: No
@@ -729,7 +743,8 @@ int sk_nats_ack(const sk_value *message, sk_nats_ack_kind kind);
  * @param signal       Borrowed (retained by the new signal).
  * @param connection   Borrowed; must stay valid while the signal exists.
  * @param options      As for sk_nats_js_consume().
- * @param subject      Borrowed (copied).
+ * @param subject      Borrowed (copied): one a message may be published to,
+ *                     checked here as by sk_nats_publish().
  * @param id_prefix    Borrowed (copied); NULL: a new unique one per start
  *                     (a NUID). Give your own to have the server drop the
  *                     copies that a restarted producer publishes again.
@@ -738,9 +753,10 @@ int sk_nats_ack(const sk_value *message, sk_nats_ack_kind kind);
  *                     finite.
  * @param attempts     The most publishes of one value, >= 1.
  * @return SK_OK; SK_ERR_NULL_ARGUMENT if `out`, `signal`, `connection` or
- *         `subject` is NULL; SK_ERR_INVALID_ARGUMENT for a `window` or
- *         `attempts` of 0 or an `ack_wait` that is not > 0 and finite (or
- *         above 2^31 ms); SK_ERR_NO_MEMORY.
+ *         `subject` is NULL; SK_ERR_INVALID_ARGUMENT for a `subject` no
+ *         message may be published to, a `window` or `attempts` of 0 or an
+ *         `ack_wait` that is not > 0 and finite (or above 2^31 ms);
+ *         SK_ERR_NO_MEMORY.
  * @par Thread safety
  *   Any thread. Values are published on the thread that delivers them
  *   (which may wait for room); acknowledgements, the values they emit,

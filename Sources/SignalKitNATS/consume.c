@@ -284,6 +284,17 @@ static void sk_nats__fail_later(sk_nats__pull *p, const char *format, ...) {
     }
 }
 
+/* Waits on `changed` (its mutex held) for at most `milliseconds`; true
+ * when the time passed. */
+static bool sk_nats__wait_changed(sk_nats__pull *p, long milliseconds) {
+    struct timespec until;
+    clock_gettime(CLOCK_MONOTONIC, &until);
+    until.tv_nsec += milliseconds * 1000000L;
+    until.tv_sec += until.tv_nsec / 1000000000L;
+    until.tv_nsec %= 1000000000L;
+    return pthread_cond_timedwait(&p->changed, &p->mutex, &until) != 0;
+}
+
 /* Waits up to `milliseconds` or until disposed; true when disposed. */
 static bool sk_nats__idle(sk_nats__pull *p, long milliseconds) {
     struct timespec until;
@@ -360,7 +371,19 @@ static void *sk_nats__fetcher(void *arg) {
     for (;;) {
         pthread_mutex_lock(&p->mutex);
         while (!p->disposed && c->capacity - p->held < enough) {
-            pthread_cond_wait(&p->changed, &p->mutex);
+            /* No room: the observer holds the messages, maybe for good. The
+             * connection's close is still reported within
+             * SK_NATS__FETCH_MS (libnats says it only through the
+             * connection's status here: the callbacks are the user's
+             * options'); before, it waited for room given back. */
+            if (sk_nats__wait_changed(p, SK_NATS__FETCH_MS)) {
+                pthread_mutex_unlock(&p->mutex);
+                bool closed = natsConnection_Status(c->connection) == NATS_CONN_STATUS_CLOSED;
+                pthread_mutex_lock(&p->mutex);
+                if (closed) {
+                    break;
+                }
+            }
         }
         bool disposed = p->disposed;
         size_t room = c->capacity - p->held;

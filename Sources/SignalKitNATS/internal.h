@@ -41,6 +41,15 @@ void sk_nats__fail_call(const char *format, ...) __attribute__((format(printf, 1
 /* A duplicate of `text` (NULL gives NULL), or NULL with *failed set when
  * malloc refuses. */
 char *sk_nats__strdup(const char *text, bool *failed);
+/* Checks `subject` as one a message may be published to, by the server's
+ * rules (libnats checks none of them at a publish: the server took "a b"
+ * for the subject "a" with the reply "b", and closed a JetStream
+ * publisher's connection over one): at least one token, tokens separated by
+ * '.' and none empty, no whitespace or other control character, no token
+ * that is a wildcard ('*' or '>'). Returns SK_OK, or fails the call with
+ * SK_ERR_INVALID_ARGUMENT: "FUNCTION: cannot publish to 'a b': a subject
+ * has no whitespace". */
+int sk_nats__check_publish_subject(const char *function, const char *subject);
 /* A timeout in seconds as libnats's milliseconds (at least 1), or -1 when
  * it is not > 0 and finite, or above 2^31 ms. */
 int64_t sk_nats__milliseconds(double seconds);

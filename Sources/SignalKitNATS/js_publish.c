@@ -489,6 +489,9 @@ static int sk_nats__js_publish_check(const char *function, sk_signal **out, sk_s
     if (missing != NULL) {
         return sk_nats__fail(SK_ERR_NULL_ARGUMENT, "%s: %s is NULL", function, missing);
     }
+    if (sk_nats__check_publish_subject(function, subject) != SK_OK) {
+        return SK_ERR_INVALID_ARGUMENT;
+    }
     if (sk_nats__milliseconds(ack_wait) < 0) {
         return sk_nats__fail(SK_ERR_INVALID_ARGUMENT, "%s: ack_wait %g is not a duration > 0 s and <= 2^31 ms",
                              function, ack_wait);

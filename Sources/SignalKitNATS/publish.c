@@ -16,7 +16,9 @@
  * call, whose pair the library then drops: a failing encoder's result is
  * never published, whatever it wrote. */
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "internal.h"
 
@@ -120,6 +122,72 @@ static sk_disposable *sk_nats__flush_start(void *ctx, sk_subscriber *subscriber)
     return NULL;
 }
 
+/* `text` for a message, quoted: control characters escaped (\t, \n, \r,
+ * \f, \xNN), cut at `size` with "..." when longer. */
+static void sk_nats__quote(char *buffer, size_t size, const char *text) {
+    size_t at = 0;
+    for (const unsigned char *c = (const unsigned char *)text; *c != '\0'; c++) {
+        char piece[5];
+        switch (*c) {
+        case '\t': snprintf(piece, sizeof piece, "\\t"); break;
+        case '\n': snprintf(piece, sizeof piece, "\\n"); break;
+        case '\r': snprintf(piece, sizeof piece, "\\r"); break;
+        case '\f': snprintf(piece, sizeof piece, "\\f"); break;
+        default:
+            if (*c < 0x20 || *c == 0x7f) {
+                snprintf(piece, sizeof piece, "\\x%02x", *c);
+            } else {
+                piece[0] = (char)*c;
+                piece[1] = '\0';
+            }
+        }
+        size_t length = strlen(piece);
+        if (at + length + 4 > size) {
+            snprintf(buffer + at, size - at, "...");
+            return;
+        }
+        memcpy(buffer + at, piece, length);
+        at += length;
+    }
+    buffer[at] = '\0';
+}
+
+int sk_nats__check_publish_subject(const char *function, const char *subject) {
+    const char *problem = NULL;
+    if (*subject == '\0') {
+        problem = "the subject is empty";
+    }
+    for (const char *token = subject; problem == NULL;) {
+        const char *end = strchr(token, '.');
+        size_t length = end != NULL ? (size_t)(end - token) : strlen(token);
+        if (length == 0) {
+            problem = "a token between dots is empty (a subject neither begins nor ends with '.', nor has \"..\")";
+            break;
+        }
+        if (length == 1 && (*token == '*' || *token == '>')) {
+            problem = "a wildcard ('*', '>') matches subjects to subscribe to, a message is published to one subject";
+            break;
+        }
+        for (size_t i = 0; i < length; i++) {
+            unsigned char c = (unsigned char)token[i];
+            if (c == ' ' || c < 0x20 || c == 0x7f) {
+                problem = "a subject has no whitespace or control characters";
+                break;
+            }
+        }
+        if (end == NULL) {
+            break;
+        }
+        token = end + 1;
+    }
+    if (problem == NULL) {
+        return SK_OK;
+    }
+    char quoted[128];
+    sk_nats__quote(quoted, sizeof quoted, subject);
+    return sk_nats__fail(SK_ERR_INVALID_ARGUMENT, "%s: cannot publish to '%s': %s", function, quoted, problem);
+}
+
 /* sk_nats_publish() with an optional encoder (`encode` NULL: none). On
  * error `release` has run. */
 static int sk_nats__publish_make(const char *function, sk_signal **out, sk_signal *signal, natsConnection *connection,
@@ -140,6 +208,8 @@ static int sk_nats__publish_make(const char *function, sk_signal **out, sk_signa
     sk_nats__publisher *p = NULL;
     if (missing != NULL) {
         status = sk_nats__fail(SK_ERR_NULL_ARGUMENT, "%s: %s is NULL", function, missing);
+    } else if (sk_nats__check_publish_subject(function, subject) != SK_OK) {
+        status = SK_ERR_INVALID_ARGUMENT;
     } else if (milliseconds < 0) {
         status = sk_nats__fail(SK_ERR_INVALID_ARGUMENT, "%s: flush_timeout %g is not a duration > 0 s and <= 2^31 ms",
                                function, flush_timeout);

@@ -173,6 +173,9 @@ SK_NATS_EXPORT int sk_nats_request(sk_signal **out, natsConnection *connection, 
     if (missing != NULL) {
         return sk_nats__fail(SK_ERR_NULL_ARGUMENT, "%s: %s is NULL", function, missing);
     }
+    if (sk_nats__check_publish_subject(function, subject) != SK_OK) {
+        return SK_ERR_INVALID_ARGUMENT;
+    }
     int64_t milliseconds = sk_nats__milliseconds(timeout);
     if (milliseconds < 0) {
         return sk_nats__fail(SK_ERR_INVALID_ARGUMENT, "%s: timeout %g is not a duration > 0 s and <= 2^31 ms", function,

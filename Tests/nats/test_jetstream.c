@@ -185,6 +185,49 @@ Test(nats_jetstream, explicit_acknowledgements_hold_the_room, .timeout = 120) {
     nats_server_stop(&server);
 }
 
+/* A consumer whose room its observer holds whole (explicit acknowledgements
+ * kept) still ends, in words, when the connection closes: before, the
+ * fetcher waited for room given back, which may never come (an acceptance
+ * program held its values 5 s after the close without an error). */
+Test(nats_jetstream, a_full_room_still_hears_the_connection_close, .timeout = 120) {
+    enum { COUNT = 20, CAPACITY = 4 };
+    nats_server server;
+    nats_server_start(&server);
+    natsConnection *connection = nats_connect(&server, 0);
+    jsCtx *js = nats_js(connection);
+    nats_add_stream(js, "FULL", "full.>");
+    nats_add_consumer(js, "FULL", "held", "full.>", 30.0, 1000);
+    publish_acknowledged(connection, "full.x", COUNT, 16);
+    tally t;
+    tally_init(&t, COUNT);
+    t.explicit_ack = true;
+    t.keep = CAPACITY;
+    sk_signal *consumer = NULL;
+    cr_assert_eq(sk_nats_js_consume(&consumer, connection, NULL, "FULL", "held", "full.>", SK_NATS_MESSAGE,
+                                    SK_NATS_ACK_EXPLICIT, NULL, CAPACITY),
+                 SK_OK, "%s", sk_nats_last_error_message());
+    sk_observer observer = tally_observer(&t);
+    sk_disposable *d = NULL;
+    cr_assert_eq(sk_signal_start(&d, consumer, &observer), SK_OK);
+    cr_assert(tally_wait(&t, &t.values, CAPACITY), "%ld values (%s)", tally_get(&t, &t.values), t.error);
+    jsCtx_Destroy(js);
+    natsConnection_Close(connection);
+    /* The kept values still hold the whole room. */
+    cr_assert(tally_wait(&t, &t.errors, 1), "no error after the close, the room held");
+    cr_assert_eq(tally_get(&t, &t.values), CAPACITY);
+    pthread_mutex_lock(&t.mutex);
+    cr_assert_str_eq(t.error, "sk_nats_js_consume: the connection of the consumer 'held' was closed (nats: Connection "
+                              "Closed)");
+    pthread_mutex_unlock(&t.mutex);
+    printf("nats_jetstream: \"%s\"\n", t.error);
+    sk_disposable_dispose(d);
+    sk_disposable_release(d);
+    sk_signal_release(consumer);
+    tally_destroy(&t);
+    natsConnection_Destroy(connection);
+    nats_server_stop(&server);
+}
+
 /* The server's subscriptions to a plain inbox ("_INBOX.<nuid>", no
  * wildcard): a pull subscription's (the request inboxes end with ".*"). */
 static int pull_subscriptions(const nats_server *server) {

@@ -490,10 +490,11 @@ def publish(signal: Signal[Any], connection: Connection, subject: str, flush_tim
     completes once the connection is flushed after `signal` completed (at
     most `flush_timeout` seconds: sk_nats_publish). It fails, disposing
     `signal`'s subscription, with a SignalError carrying the bridge's text
-    when a value is of another kind, the client refuses a publish (an
-    invalid subject, a payload too large, a closed connection) or the flush
-    fails; an error of `signal` passes on unchanged. SignalKitError (the
-    bridge's message) for a flush_timeout it refuses.
+    when a value is of another kind, the client refuses a publish (a
+    payload too large, a closed connection) or the flush fails; an error of
+    `signal` passes on unchanged. SignalKitError (the bridge's message) for
+    a flush_timeout or a subject it refuses (one no message may be
+    published to: "a b", "a..b", "a.*").
 
     With `encode` (sk_nats_publish_encoded), encode(value) is published
     instead, a str or bytes (another type fails the stream with the
@@ -541,7 +542,7 @@ def request(connection: Connection, subject: str, payload: Union[str, bytes, Non
     ("no reply from 'x' within 0.2 s (nats: Timeout)"), when no one listens
     ("no responders"), or when the client refuses the request. A dispose
     unsubscribes the inbox. SignalKitError (the bridge's message) for a
-    timeout or shape it refuses."""
+    timeout, shape or subject it refuses (as `publish`)."""
     where = "nats.request"
     conn = _connection_arg(connection, where)
     name = _text_arg(subject, where, "subject")

@@ -560,10 +560,16 @@ def test_a_bad_subject_gives_the_bridges_error_in_words(connection):
         with pytest.raises(SignalError) as raised:
             bad.to_list(timeout=WAIT_SECONDS)
     assert raised.value.value == "sk_nats_subject: cannot subscribe to 'a b' (nats: Invalid Subject)"
-    with nats.request(connection, "", "x", timeout=1.0) as empty:
-        with pytest.raises(SignalError) as raised:
-            empty.to_list(timeout=WAIT_SECONDS)
-    assert raised.value.value == "sk_nats_request: cannot publish the request to '' (nats: Invalid Subject)"
+    # A subject no message may be published to is refused at the call (the
+    # client checks none at a publish: the server took "a b" for the subject
+    # "a" with the reply "b").
+    with pytest.raises(SignalKitError) as refused:
+        nats.request(connection, "", "x", timeout=1.0)
+    assert refused.value.message == "sk_nats_request: cannot publish to '': the subject is empty"
+    with pytest.raises(SignalKitError) as refused:
+        nats.publish(sk.Signal.never(), connection, "a b")
+    assert refused.value.message == ("sk_nats_publish: cannot publish to 'a b': "
+                                     "a subject has no whitespace or control characters")
     # Arguments the bridge refuses: its message, as the package's SignalKitError.
     with pytest.raises(SignalKitError) as refused:
         nats.request(connection, "x", "y", timeout=0.0)
