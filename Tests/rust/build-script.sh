@@ -9,6 +9,9 @@
 #     stands for a system without it);
 #   - there is no pkg-config to run (PKG_CONFIG names none);
 #   - the signalkit.pc pkg-config finds is of another minor version;
+#   - the signalkit.pc of a staged install found without its sysroot
+#     (PKG_CONFIG_SYSROOT_DIR unset: it names /usr/lib, which holds no
+#     libsignalkit.so here);
 #
 # and, first, that the same build succeeds against the staged install, so
 # that each failure is the case's own.
@@ -65,3 +68,7 @@ refused "cannot run \"$scratch/empty/pkg-config\"" PKG_CONFIG="$scratch/empty/pk
 sed "s/^Version: .*/Version: $other/" "$stage/usr/lib/pkgconfig/signalkit.pc" > "$scratch/pc/signalkit.pc"
 refused "is libsignalkit $other, and rsignalkit-sys $version needs $version or a later" \
     PKG_CONFIG_PATH="$scratch/pc" PKG_CONFIG_SYSROOT_DIR="$stage"
+if [ ! -e /usr/lib/libsignalkit.so ] && [ ! -e /usr/local/lib/libsignalkit.so ] \
+    && ! ls /usr/lib/*-linux-*/libsignalkit.so /lib/*-linux-*/libsignalkit.so > /dev/null 2>&1; then
+    refused "puts libsignalkit.so in \"/usr/lib\", which holds none" PKG_CONFIG_PATH="$stage/usr/lib/pkgconfig"
+fi

@@ -10,6 +10,10 @@
 //!    on nothing. It honours `PKG_CONFIG_PATH`, `PKG_CONFIG_LIBDIR` and
 //!    `PKG_CONFIG_SYSROOT_DIR`; `PKG_CONFIG` names another program.
 //!
+//! With pkg-config, libsignalkit.so must also be where its flags or the
+//! linker's own folders lead (a staged install's signalkit.pc without
+//! `PKG_CONFIG_SYSROOT_DIR` names `/usr/lib`).
+//!
 //! Either way the library must be of this crate's major version and at
 //! least of its version, and in 0.x of its minor version too, since a 0.x
 //! minor version may change the API (SignalKit's versioning policy,
@@ -148,13 +152,57 @@ fn from_pkg_config(ffi: bool) {
     let flags = pkg_config(&program, &args).unwrap_or_else(|problem| {
         fail(&format!("{} --libs {} failed ({}): {}", program, packages.join(" "), search, problem))
     });
+    let mut dirs: Vec<String> = Vec::new();
+    let mut libs: Vec<String> = Vec::new();
     for flag in flags.split_whitespace() {
         if let Some(dir) = flag.strip_prefix("-L") {
-            println!("cargo:rustc-link-search=native={}", dir);
+            dirs.push(String::from(dir));
         } else if let Some(lib) = flag.strip_prefix("-l") {
-            println!("cargo:rustc-link-lib=dylib={}", lib);
+            libs.push(String::from(lib));
         }
     }
+    check_found(&program, &search, &dirs);
+    for dir in &dirs {
+        println!("cargo:rustc-link-search=native={}", dir);
+    }
+    for lib in &libs {
+        println!("cargo:rustc-link-lib=dylib={}", lib);
+    }
+}
+
+/// Fails unless libsignalkit.so is where the flags of pkg-config (`dirs`,
+/// its -L folders) or the linker's own folders would find it: a
+/// signalkit.pc of a staged install (DESTDIR) says `/usr/lib`, which
+/// pkg-config leaves out of its flags as a system folder, and without
+/// PKG_CONFIG_SYSROOT_DIR the link failed later, with the linker's "unable
+/// to find library -lsignalkit" and no word of what to set.
+fn check_found(program: &str, search: &str, dirs: &[String]) {
+    let mut folders: Vec<PathBuf> = dirs.iter().map(PathBuf::from).collect();
+    for system in ["/usr/local/lib", "/usr/lib", "/lib", "/usr/lib64", "/lib64"] {
+        folders.push(PathBuf::from(system));
+    }
+    // Debian's multiarch folders (/usr/lib/x86_64-linux-gnu, ...).
+    for base in ["/usr/lib", "/lib", "/usr/local/lib"] {
+        if let Ok(entries) = std::fs::read_dir(base) {
+            for entry in entries.flatten() {
+                if entry.file_name().to_string_lossy().contains("-linux-") {
+                    folders.push(entry.path());
+                }
+            }
+        }
+    }
+    if folders.iter().any(|folder| folder.join("libsignalkit.so").exists()) {
+        return;
+    }
+    let libdir = pkg_config(program, &["--variable=libdir", "signalkit"]).unwrap_or_default();
+    fail(&format!(
+        "the signalkit.pc that {} finds ({}) puts libsignalkit.so in {:?}, which holds none, and its flags name no \
+         other folder that does. For a staged install (make install DESTDIR=ROOT), set PKG_CONFIG_SYSROOT_DIR=ROOT \
+         as well; or set SIGNALKIT_LIB_DIR to the folder that holds libsignalkit.so",
+        program,
+        search,
+        libdir.trim()
+    ));
 }
 
 fn main() {
