@@ -181,8 +181,9 @@ typedef enum sk_ffi_type {
     SK_FFI_FLOAT = 15  /**< "f32": float; SK_KIND_DOUBLE rounded to the nearest float
                           (a finite double beyond the largest float's magnitude is
                           refused: `"double 1.0000000000000001e+300 is outside
-                          the range of f32"`, the double printed with 17
-                          significant digits, as in every such message;
+                          the range of f32"`, the double printed as C's
+                          `%.17g` prints it (at most 17 significant digits,
+                          trailing zeros dropped), as in every such message;
                           infinities and NaN convert), or an SK_KIND_INT64 in
                           [-2^24, 2^24], the range in which a float holds every
                           integer (as for f64: `"int64 N is outside +-2^24 (the
@@ -401,7 +402,12 @@ typedef void (*sk_ffi_fn)(void);
  * callback runs that one above its own, and each has its own failure state;
  * when the inner one returns, the outer one's state is what it was. A call
  * from another thread, or from code that is not (inside) a typed callback,
- * affects nothing.
+ * affects nothing. Being sk_callback_fail(), it fails the innermost callback
+ * of either library running on the thread: from a function of the C
+ * library (an sk_signal_map() stage over a pipe a typed callback puts
+ * into) it fails that stage, with the error of the typed callback below
+ * it ("sk_ffi: next: callback failed: ..."), and the typed callback goes
+ * on; such a function fails its own stage with sk_callback_fail().
  *
  * When the callback returns after this call, the library ignores what it
  * returned, and:
