@@ -1503,6 +1503,21 @@ template <class B, class N, class E, class C> sk_observer make_observer(B *b) {
  * receiver is unchanged), also as pipeable functions (`s | map(f)`). A
  * signal may be shared and subscribed from any thread; its callbacks run
  * on the thread signalkit.h gives for each operator. */
+namespace detail {
+/* Every on_drop's call (the bounded operators' and the bounded pipe's): a
+ * throw, or a value its parameter cannot take, goes to the failure hook as
+ * "on_drop" and the stream goes on (misuse.md's table). The pipe's called
+ * the callable unguarded: either ended the process. */
+template <class B, class F> void on_drop_call(void *ctx, const sk_value *v, std::uint64_t dropped) noexcept {
+    try {
+        auto &g = B::of(ctx);
+        invoke_args(g, from_c<arg_t<F, 0>>::read(v), dropped);
+    } catch (...) {
+        report_failure("on_drop");
+    }
+}
+} // namespace detail
+
 class signal : public detail::handle<sk_signal, signal> {
 public:
     signal() noexcept = default;
@@ -2107,12 +2122,7 @@ private:
         return adopt(s);
     }
     template <class B, class F> static void on_drop_trampoline(void *ctx, const sk_value *v, std::uint64_t dropped) noexcept {
-        try {
-            auto &g = B::of(ctx);
-            detail::invoke_args(g, detail::from_c<detail::arg_t<F, 0>>::read(v), dropped);
-        } catch (...) {
-            detail::report_failure("on_drop");
-        }
+        detail::on_drop_call<B, F>(ctx, v, dropped);
     }
     template <class Fn, class Tr, class F> signal with_fn(Fn fn, Tr trampoline, F &&f) const {
         using B = detail::box<std::decay_t<F>>;
@@ -2192,8 +2202,7 @@ public:
 
 private:
     template <class B, class F> static void on_drop_trampoline(void *ctx, const sk_value *v, std::uint64_t dropped) noexcept {
-        auto &g = B::of(ctx);
-        detail::invoke_args(g, detail::from_c<detail::arg_t<F, 0>>::get(v, "on_drop"), dropped);
+        detail::on_drop_call<B, F>(ctx, v, dropped);
     }
 };
 

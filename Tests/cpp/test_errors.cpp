@@ -530,3 +530,42 @@ SK_TEST(errors, a_throwing_side_effect_goes_to_the_failure_hook_and_the_stream_g
     cr_assert(heard[3].rfind("after_next: ", 0) == 0, "%s", heard[3].c_str());
     cr_assert_eq(heard[4], "before_completed: something that is not a std::exception");
 }
+
+/* The bounded pipe's on_drop under the same rule: a throw, or a value its
+ * parameter cannot take, goes to the hook and the pipe goes on (it called
+ * the callable unguarded: either ended the process; an acceptance program
+ * found it). Values put from inside a delivery wait for it, at most one
+ * here: the third is dropped. */
+SK_TEST(errors, a_bounded_pipes_on_drop_that_throws_or_cannot_take_the_value_goes_to_the_hook) {
+    std::vector<std::string> heard;
+    heard_by_hook = &heard;
+    sk::failure_hook_fn before = sk::set_failure_hook(&hear);
+    std::vector<std::int64_t> got;
+    std::vector<std::int64_t> dropped;
+    {
+        auto throwing = sk::pipe::create_bounded(1, sk::overflow::drop_newest, [&](std::int64_t v, std::uint64_t) {
+            dropped.push_back(v);
+            throw std::runtime_error("on_drop refused");
+        });
+        auto mistyped = sk::pipe::create_bounded(1, sk::overflow::drop_newest, [](const std::string &, std::uint64_t) {});
+        for (const sk::pipe *p : { &throwing, &mistyped }) {
+            auto d = p->signal().start([&, p](std::int64_t v) {
+                got.push_back(v);
+                if (v == 1) {
+                    p->put(sk::value(std::int64_t{ 2 })); /* waits for this delivery */
+                    p->put(sk::value(std::int64_t{ 3 })); /* dropped */
+                }
+            });
+            p->put(sk::value(std::int64_t{ 1 }));
+            d.dispose();
+        }
+    }
+    sk::set_failure_hook(before);
+    cr_assert(got == sk_test::v({ 1, 2, 1, 2 }), "the pipes went on");
+    cr_assert(dropped == sk_test::v({ 3 }));
+    cr_assert_eq(heard.size(), 2u, "%zu heard", heard.size());
+    cr_assert_eq(heard[0], "on_drop: on_drop refused");
+    cr_assert(heard[1].rfind("on_drop: ", 0) == 0 && heard[1].find("expected a string") != std::string::npos, "%s",
+              heard[1].c_str());
+    cr_assert(sk::live_objects_wait(0, 10));
+}
