@@ -139,7 +139,7 @@ pub const SK_FFI_UINT8: sk_ffi_type = 12;
 pub const SK_FFI_UINT16: sk_ffi_type = 13;
 /// "u32": uint32_t; SK_KIND_INT64 in \[0, UINT32_MAX\] (since 0.3)
 pub const SK_FFI_UINT32: sk_ffi_type = 14;
-/// "f32": float; SK_KIND_DOUBLE rounded to the nearest float (a finite double beyond the largest float's magnitude is refused: `"double 1.0000000000000001e+300 is outside the range of f32"`, the double printed with 17 significant digits, as in every such message; infinities and NaN convert), or an SK_KIND_INT64 in \[-2^24, 2^24\], the range in which a float holds every integer (as for f64: `"int64 N is outside +-2^24 (the range in which a float holds every integer)"`). A float result or argument becomes an SK_KIND_DOUBLE (exact). (since 0.3)
+/// "f32": float; SK_KIND_DOUBLE rounded to the nearest float (a finite double beyond the largest float's magnitude is refused: `"double 1.0000000000000001e+300 is outside the range of f32"`, the double printed as C's `%.17g` prints it (at most 17 significant digits, trailing zeros dropped), as in every such message; infinities and NaN convert), or an SK_KIND_INT64 in \[-2^24, 2^24\], the range in which a float holds every integer (as for f64: `"int64 N is outside +-2^24 (the range in which a float holds every integer)"`). A float result or argument becomes an SK_KIND_DOUBLE (exact). (since 0.3)
 pub const SK_FFI_FLOAT: sk_ffi_type = 15;
 
 // Handles
