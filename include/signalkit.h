@@ -3759,17 +3759,17 @@ long sk_live_objects(void);
  * above its final value for a moment after the last handle was released.
  * An object is uncounted as its `release` function begins (whoever the
  * release wakes sees it gone): the wait also waits for the `release`
- * functions running on other threads to return, so that once it returns
- * the program may free what they use, or end. The wait is woken by the
- * releases themselves (no polling); it returns at once when the count is
- * already low enough and no `release` runs elsewhere.
+ * functions running to return, so that once it returns the program may
+ * free what they use, or end. The wait is woken by the releases themselves
+ * (no polling); it returns at once when the count is already low enough
+ * and no `release` runs.
  *
  * @param at_most  The count to wait for (0: everything released; the count
  *                 before a piece of work began: that work's objects gone).
  * @param timeout  Seconds to wait at most, >= 0; INFINITY (or more than
  *                 10^9) waits with no deadline.
  * @return SK_OK once sk_live_objects() <= `at_most` and no `release`
- *         function runs on another thread; SK_ERR_BUSY when `timeout`
+ *         function runs; SK_ERR_BUSY when `timeout`
  *         passed first (sk_last_error_message() says how many objects are
  *         alive, or how many `release` functions still run);
  *         SK_ERR_INVALID_ARGUMENT for a `timeout` that is negative or NaN.
@@ -3777,9 +3777,8 @@ long sk_live_objects(void);
  *   Any thread; it blocks the calling thread, calls nothing of the caller's
  *   and holds no library lock while it waits (docs/concepts.md, "Where a
  *   call can wait"). Called from a callback of the library, it cannot see
- *   that callback's own subscription released (it ends at `timeout`);
- *   called from a `release` function, it does not wait for that one, nor for
- *   the others running on its thread.
+ *   that callback's own subscription released, and called from a `release`
+ *   function, it waits for that one too (it ends at `timeout`).
  */
 int sk_live_objects_wait(long at_most, double timeout);
 

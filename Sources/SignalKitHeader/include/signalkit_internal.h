@@ -30,9 +30,6 @@ void sk__release_keeping_message(void (*release)(void *ctx), void *ctx);
 typedef struct sk__release_state {
     void *list;
     int depth;
-    /* How many release functions of the caller's run on the thread (begun,
-     * not returned): sk_live_objects_wait waits for the other threads'. */
-    int running;
 } sk__release_state;
 
 sk__release_state *sk__release_state_here(void);
