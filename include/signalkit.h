@@ -2134,11 +2134,12 @@ int sk_timer_start(sk_disposable **out, sk_queue *queue, double seconds, bool re
  *
  * A call that gives a serial or concurrent queue work, or starts a timer on
  * a queue that is not virtual-time, waits while the system refuses the new
- * thread it needs (RLIMIT_NPROC, no memory for its stack), retrying about
- * every 10 ms until one is given (see "Refused resources" in the
- * conventions). At each refusal the library calls `hook(ctx)` on the thread
- * that asked (the caller of that library call, or a library thread), before
- * that thread retries or, where the refusal is an error
+ * thread it needs (RLIMIT_NPROC, no memory for its stack), libdispatch
+ * retrying about once a second until one is given (see "Refused
+ * resources" in the conventions). At each refusal the library calls
+ * `hook(ctx)` on the thread that asked (the caller of that library call,
+ * or a library thread), before that thread retries or, where the refusal
+ * is an error
  * (sk_queue_create_concurrent()), before the call returns it. A hook that
  * lets a lock go takes it back once the library call it was in returns (as
  * the Python package does: docs/python.md, "Threads and asyncio"), not

@@ -5,7 +5,7 @@
  * the library asks the system for (libdispatch's workers, a bounded
  * concurrent queue's, a ThreadPool's) is made here. When the system refuses
  * one (RLIMIT_NPROC, no memory for its stack), libdispatch retries about
- * every 10 ms, inside the call that gave a queue work, until it is given
+ * once a second, inside the call that gave a queue work, until it is given
  * one; before returning each refusal, this calls the hook set with
  * sk_set_thread_refused_hook(), on the refused thread's caller, so that a
  * binding whose runtime holds a global lock over the call (Python's GIL)

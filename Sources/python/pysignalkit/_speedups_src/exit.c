@@ -153,7 +153,7 @@ void leave(PyGILState_STATE state, int saved)
 /*
  * A refused thread. When the system refuses the library a thread, the call
  * that needed it waits inside the library until one is given (retrying
- * every 10 ms: "Refused resources" in signalkit.h). The library calls
+ * about once a second: "Refused resources" in signalkit.h). The library calls
  * thread_refused (sk_set_thread_refused_hook, set at import) at each
  * refusal, on the waiting thread: inside a put of this module that holds
  * the GIL (`putting` 1), it lets the GIL go there, so that the program's
