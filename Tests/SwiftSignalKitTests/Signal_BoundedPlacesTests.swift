@@ -419,6 +419,38 @@ final class Signal_BoundedPlacesTests: XCTestCase {
         disposable.dispose()
     }
 
+    /// A put from inside a delivery of the operator's own values (the
+    /// consumer's callback, on the thread of an inner signal that is still
+    /// running) is refused too: that inner signal cannot end and free its
+    /// slot before the call returns. Before, the put waited for good (an
+    /// acceptance program: the inner pipe's completion, on another thread,
+    /// waited for the blocked callback).
+    func testMergeMapBlockRefusesAPutFromInsideADeliveryOfItsValues() {
+        var outer: Subscriber<Int, SignalOverflowError>?
+        let source = Signal<Int, SignalOverflowError> { subscriber in
+            outer = subscriber
+            return EmptyDisposable
+        }
+        let inner = SignalPipe<Int, SignalOverflowError>()
+        var delivered: [Int] = []
+        var error: SignalOverflowError?
+        let disposable = (source |> mergeMap(maxConcurrent: 1, capacity: 2, overflow: .block) { _ in
+            inner.signal()
+        }).start(next: { value in
+            delivered.append(value)
+            if value == 7 {
+                for next in 100 ..< 105 {
+                    outer?.putNext(next)
+                }
+            }
+        }, error: { error = $0 })
+        outer?.putNext(0)
+        inner.putNext(7)
+        XCTAssertEqual(delivered, [7])
+        XCTAssertEqual(error?.reason, .wouldDeadlock)
+        disposable.dispose()
+    }
+
     // MARK: buffer(timeSpan:)
 
     func testBufferTimeHoldsAtMostCapacityPerPeriodForEachDropPolicy() {

@@ -1,3 +1,4 @@
+import _SwiftSignalKitShims
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -229,6 +230,17 @@ final class _MergeMapState<T, R, E>: Disposable, @unchecked Sendable {
                 if self.driving, let thread = self.drivingThread, pthread_equal(thread, pthread_self()) != 0 {
                     // Put from inside an inner signal's start: the slot it
                     // waits for is this thread's to free.
+                    self.failLocked(value, limit, .wouldDeadlock)
+                    return
+                }
+                if let subscriber = self.subscriber,
+                   _sks_calls_on_this_thread_reach(Unmanaged.passUnretained(subscriber).toOpaque(), 1) != 0 {
+                    // Put from inside a delivery of this operator's values
+                    // (its subscriber's value call runs on this thread): the
+                    // inner signal delivering it cannot end, and free its
+                    // slot, before that call returns (a terminal event waits
+                    // for the value calls in flight). It waited for good
+                    // (an acceptance program).
                     self.failLocked(value, limit, .wouldDeadlock)
                     return
                 }
