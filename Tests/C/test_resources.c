@@ -853,3 +853,77 @@ Test(resources, the_thread_refused_hook_runs_on_the_waiting_thread_at_each_refus
     counters_destroy(2, &work.ran, &work.released);
     counters_destroy(2, &refused.calls, &refused.elsewhere);
 }
+
+/* A new subscriber of a replaying pipe whose catch-up outran its budget
+ * (1,024 values put while its replay was delivered) hands the rest to a
+ * thread of the library's: with no descriptor left before the library's
+ * first timer or concurrent work, that thread's first worker stopped the
+ * process (libdispatch's event loop, refused its descriptors: an illegal
+ * instruction; an acceptance program). The subscribing thread now delivers
+ * the rest itself: every value, in order, and nothing stops. */
+enum { CATCH_UP_PUTS = 3000 };
+
+typedef struct late_joiner {
+    sk_pipe *pipe;
+    pthread_t putter;
+    counter put_all;
+    int64_t expected;
+    int out_of_order;
+    int got;
+} late_joiner;
+
+static void *late_joiner_put(void *arg) {
+    late_joiner *j = arg;
+    for (int64_t i = 1; i <= CATCH_UP_PUTS; i++) {
+        pipe_put_int(j->pipe, i);
+    }
+    counter_hit(&j->put_all);
+    return NULL;
+}
+
+static void late_joiner_next(void *ctx, const sk_value *value) {
+    late_joiner *j = ctx;
+    int64_t n = -1;
+    sk_value_get_int64(value, &n);
+    if (n != j->expected) {
+        j->out_of_order++;
+    }
+    j->expected = n + 1;
+    j->got++;
+    if (n == 0) {
+        /* The replayed value: every other value is put meanwhile, into the
+         * subscriber's backlog. */
+        cr_assert_eq(pthread_create(&j->putter, NULL, late_joiner_put, j), 0);
+        cr_assert(counter_wait(&j->put_all, 1, SK_WAIT_SECONDS), "the putter never finished");
+    }
+}
+
+Test(resources, a_catch_up_past_its_budget_without_descriptors_stays_on_the_subscribing_thread,
+     .timeout = SK_TEST_TIMEOUT) {
+    if (running_under_valgrind()) {
+        cr_skip_test("valgrind does not apply a lowered RLIMIT_NOFILE");
+    }
+    late_joiner j;
+    memset(&j, 0, sizeof j);
+    counter_init(&j.put_all);
+    SK_OK_OR_FAIL(sk_pipe_create(&j.pipe, true));
+    pipe_put_int(j.pipe, 0);
+    sk_signal *signal = NULL;
+    SK_OK_OR_FAIL(sk_pipe_signal(&signal, j.pipe));
+    struct held held;
+    take_every_descriptor(&held);
+    sk_observer observer = { late_joiner_next, NULL, NULL, &j, NULL };
+    sk_disposable *d = NULL;
+    SK_OK_OR_FAIL(sk_signal_start(&d, signal, &observer));
+    /* Returned after every value: none was left for another thread. */
+    cr_assert_eq(j.got, CATCH_UP_PUTS + 1, "%d delivered by the start", j.got);
+    cr_assert_eq(j.out_of_order, 0);
+    pthread_join(j.putter, NULL);
+    give_back_every_descriptor(&held);
+    sk_disposable_dispose(d);
+    sk_disposable_release(d);
+    sk_signal_release(signal);
+    sk_pipe_release(j.pipe);
+    counter_destroy(&j.put_all);
+    expect_no_live_objects(0);
+}

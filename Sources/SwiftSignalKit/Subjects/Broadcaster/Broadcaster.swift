@@ -354,7 +354,13 @@ final class _Broadcaster<T, State>: @unchecked Sendable {
                 entry.deliver(value)
             }
         }
-        let caughtUp = self.catchUp(entry, budget: _broadcasterCatchUpBudget)
+        var caughtUp = self.catchUp(entry, budget: _broadcasterCatchUpBudget)
+        if case .handedOff = caughtUp, !Self.libraryThreadsCanRun() {
+            // The rest cannot go to a thread of the library's: the subscribing
+            // thread delivers it, for as long as it takes (as before the
+            // budget).
+            caughtUp = self.catchUp(entry, budget: Int.max)
+        }
         self.unregisterDelivery(role)
         switch caughtUp {
         case .live(let terminal?):
@@ -428,6 +434,23 @@ final class _Broadcaster<T, State>: @unchecked Sendable {
             for value in batch {
                 entry.deliver(value)
             }
+        }
+    }
+
+    /// Whether a thread of the default concurrent queue can run: its first
+    /// worker needs libdispatch's event loop, whose descriptors libdispatch
+    /// makes then and, refused them (RLIMIT_NOFILE), stops the process with
+    /// an illegal instruction (an acceptance program's catch-up handed off
+    /// with the descriptors exhausted). `Queue.prepareTimers` makes the loop
+    /// ready once, or says it cannot; off the path of values (a hand-off
+    /// only).
+    @usableFromInline @inline(never)
+    static func libraryThreadsCanRun() -> Bool {
+        do {
+            try Queue.prepareTimers()
+            return true
+        } catch {
+            return false
         }
     }
 
