@@ -293,9 +293,12 @@ typedef enum sk_status {
                                      bytes or array the process has no memory for).
                                      Only those copies are checked: the library's
                                      objects (handles, subscriptions, queue work, a
-                                     few dozen bytes each) are allocated by the
-                                     Swift runtime, which stops the process
-                                     (SIGABRT) when malloc refuses one */
+                                     few dozen bytes each), and the values an
+                                     operator holds as they come (the array
+                                     sk_signal_buffer_count() fills, a pipe's
+                                     replay, the values waiting in a queue), are
+                                     allocated by the Swift runtime, which stops
+                                     the process (SIGABRT) when malloc refuses one */
     SK_ERR_BUSY = -5,             /**< another thread is already doing this (host queue drain) */
     SK_ERR_UNSUPPORTED = -6,      /**< not possible on this queue or platform */
     SK_ERR_RELEASED = -7,         /**< a handle or value used after its last release
@@ -3512,7 +3515,10 @@ int sk_signal_throttle(sk_signal **out, sk_signal *signal, double seconds, sk_qu
  *
  * The completion first delivers the values collected so far (if any); an
  * error drops them and passes through. Array values are allocated as for
- * sk_signal_zip().
+ * sk_signal_zip(); the values collected until then are held as they come,
+ * in memory the system cannot refuse without stopping the process
+ * (SK_ERR_NO_MEMORY), so a `count` far beyond what memory holds collects
+ * until the process stops.
  *
  * @param[out] out  The new signal (+1).
  * @param signal    Borrowed.
