@@ -1496,14 +1496,7 @@ template <class B, class N, class E, class C> sk_observer make_observer(B *b) {
     }
     return o;
 }
-} // namespace detail
 
-/* A cold stream of values, an sk_signal: nothing runs until subscribe(),
- * and each subscription runs it anew. Operators return new signals (the
- * receiver is unchanged), also as pipeable functions (`s | map(f)`). A
- * signal may be shared and subscribed from any thread; its callbacks run
- * on the thread signalkit.h gives for each operator. */
-namespace detail {
 /* Every on_drop's call (the bounded operators' and the bounded pipe's): a
  * throw, or a value its parameter cannot take, goes to the failure hook as
  * "on_drop" and the stream goes on (misuse.md's table). The pipe's called
@@ -1518,6 +1511,11 @@ template <class B, class F> void on_drop_call(void *ctx, const sk_value *v, std:
 }
 } // namespace detail
 
+/* A cold stream of values, an sk_signal: nothing runs until subscribe(),
+ * and each subscription runs it anew. Operators return new signals (the
+ * receiver is unchanged), also as pipeable functions (`s | map(f)`). A
+ * signal may be shared and subscribed from any thread; its callbacks run
+ * on the thread signalkit.h gives for each operator. */
 class signal : public detail::handle<sk_signal, signal> {
 public:
     signal() noexcept = default;
