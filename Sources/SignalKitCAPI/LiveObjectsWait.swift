@@ -24,9 +24,8 @@ let liveObjectWaiters = Synchronization.Atomic<Int>(0)
 /// The release functions of the caller's that run (begun, not returned), on
 /// every thread. Each object is uncounted as its release begins (whoever the
 /// release wakes sees it gone), so sk_live_objects() may read 0 while the
-/// last one still runs: sk_live_objects_wait waits for these too (those of
-/// other threads), so that a program may free what they use, or end, once it
-/// returns. (Before, it returned while a release ran on a queue's thread,
+/// last one still runs: sk_live_objects_wait waits for these too, so that
+/// a program may free what they use, or end, once it returns. (Before, it returned while a release ran on a queue's thread,
 /// which a program that then ended never saw run.)
 let releasesRunning = Synchronization.Atomic<Int>(0)
 
