@@ -284,24 +284,26 @@ static void sk_nats__fail_later(sk_nats__pull *p, const char *format, ...) {
     }
 }
 
-/* Waits on `changed` (its mutex held) for at most `milliseconds`; true
- * when the time passed. */
-static bool sk_nats__wait_changed(sk_nats__pull *p, long milliseconds) {
+/* CLOCK_MONOTONIC's time `milliseconds` from now (`changed`'s clock). */
+static struct timespec sk_nats__after(long milliseconds) {
     struct timespec until;
     clock_gettime(CLOCK_MONOTONIC, &until);
     until.tv_nsec += milliseconds * 1000000L;
     until.tv_sec += until.tv_nsec / 1000000000L;
     until.tv_nsec %= 1000000000L;
+    return until;
+}
+
+/* Waits on `changed` (its mutex held) for at most `milliseconds`; true
+ * when the time passed. */
+static bool sk_nats__wait_changed(sk_nats__pull *p, long milliseconds) {
+    struct timespec until = sk_nats__after(milliseconds);
     return pthread_cond_timedwait(&p->changed, &p->mutex, &until) != 0;
 }
 
 /* Waits up to `milliseconds` or until disposed; true when disposed. */
 static bool sk_nats__idle(sk_nats__pull *p, long milliseconds) {
-    struct timespec until;
-    clock_gettime(CLOCK_MONOTONIC, &until);
-    until.tv_nsec += milliseconds * 1000000L;
-    until.tv_sec += until.tv_nsec / 1000000000L;
-    until.tv_nsec %= 1000000000L;
+    struct timespec until = sk_nats__after(milliseconds);
     pthread_mutex_lock(&p->mutex);
     int status = 0;
     while (!p->disposed && status == 0) {
