@@ -388,7 +388,7 @@ def _concurrent_queue_pointer(max_workers: int, name: str, where: str) -> int:
     encoded = name.encode("utf-8")
     if b"\0" in encoded:
         raise ValueError(f"{where}: name contains a NUL character")
-    pointer = c_void_p()
+    pointer = _object_out()
     _check(C.queue_create_concurrent(byref(pointer), max_workers, encoded))
     if not pointer.value:
         raise SignalKitError(-1, f"{where}: sk_queue_create_concurrent returned SK_OK with no queue")
@@ -413,16 +413,24 @@ _boxes: Dict[int, List[Any]] = {}
 
 
 def _box_release_function(key: Optional[int], _is_finalizing: Callable[[], bool] = sys.is_finalizing) -> None:
+    # A callback of the package, as _release_ctx_function (THUNK_CODES): a
+    # Ctrl-C that lands in it, or in the standard library's code it runs
+    # (the traceback's formatting), waits for the end of the package call
+    # that released the value instead of being lost as unraisable.
     if _is_finalizing() or key is None:
         return
-    entry = _boxes.get(key)
-    if entry is not None:
-        entry[1] -= 1
-        if entry[1] == 0:
-            del _boxes[key]
-            if len(entry) > 2:  # delivered: the library let go of the exception's last copy
-                _detach_traceback(entry[0], entry[2])
-            del entry  # the object's destructor runs here, while the extension counts the release in flight
+    try:
+        entry = _boxes.get(key)
+        if entry is not None:
+            entry[1] -= 1
+            if entry[1] == 0:
+                del _boxes[key]
+                if len(entry) > 2:  # delivered: the library let go of the exception's last copy
+                    _detach_traceback(entry[0], entry[2])
+                del entry  # the object's destructor runs here, while the extension counts the release in flight
+    except BaseException as exc:
+        if not (isinstance(exc, KeyboardInterrupt) and _interrupts.defer(exc)):
+            _report(exc, "release")
 
 
 # Through the extension (BOX_RELEASE): a library thread that runs it once the
@@ -1015,7 +1023,19 @@ def _has_caller() -> bool:
 
 _interrupts = _Interrupts()
 _interrupts.THUNK_CODES.add(_release_ctx_function.__code__)
+_interrupts.THUNK_CODES.add(_box_release_function.__code__)
 _speedups.set_orphan(_interrupts.orphaned)
+
+
+def _object_out() -> c_void_p:
+    """The out pointer of a call that makes a library object. The SIGINT
+    handler is put in place first (_Interrupts.install): a Ctrl-C that
+    lands between the making and the wrapping in a handle then waits for
+    the program's own code, rather than leaving the object alive for
+    good."""
+    if not _interrupts.installed:
+        _interrupts.install()
+    return c_void_p()
 
 
 def _after_call() -> None:

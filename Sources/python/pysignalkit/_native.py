@@ -14,8 +14,8 @@ from ctypes import (CFUNCTYPE, byref, c_bool, c_char_p, c_double, c_float, c_int
 from typing import Any, Callable, List, Optional, Union
 
 from . import _speedups
-from ._core import (C, Value, _callback_failed, _check, _fail_interrupted, _interrupts, _Recorder, _state,
-                    from_value, to_value)
+from ._core import (C, Value, _callback_failed, _check, _fail_interrupted, _interrupts, _Recorder, _state, from_value,
+                    to_value, _object_out)
 from ._handle import _callable_arg, _Handle
 
 _ctypes_of = {
@@ -39,7 +39,7 @@ class Signature(_Handle):
             raise TypeError(f"signalkit: Signature: the text is {type(text).__name__}, not a str")
         if "\0" in text:
             raise ValueError("signalkit: Signature: the text holds a NUL character")
-        pointer = c_void_p()
+        pointer = _object_out()
         _check(C.ffi_signature_parse(byref(pointer), text.encode()), ffi=True)
         super().__init__(pointer.value)
         self.text = text

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import operator
 import sys
-from ctypes import byref, c_int, c_size_t, c_void_p
+from ctypes import byref, c_int, c_size_t
 from typing import Any, Callable, Optional, Tuple
 
 from . import _core, _speedups
 from ._callbacks import _c_drop_callback, _Callback, _callback_raised
 from ._core import (C, _after_call, _check, _drop_fn, _Failures, _interrupts, _release_ctx, _release_fn, _report,
-                    _retain_callbacks, _state, _work_fn)
+                    _retain_callbacks, _state, _work_fn, _object_out)
 from ._handle import _call_with, _callable_arg, _count_arg, _draining, _Handle
 
 def _work_run(ctx: int) -> None:
@@ -58,7 +58,7 @@ class Queue(_Handle):
     @classmethod
     def host(cls, name: str = "python") -> "Queue":
         """A host-drained queue: its work runs on the thread that calls drain()."""
-        pointer = c_void_p()
+        pointer = _object_out()
         _check(C.queue_create_host(byref(pointer), _name_arg(name, "Queue.host")))
         return cls(pointer.value)
 
@@ -72,7 +72,7 @@ class Queue(_Handle):
         ("Refused resources" in signalkit.h's conventions; docs/python.md,
         "Threads and asyncio"). Run work that blocks for long on threads of
         your own, or on a host queue drained there."""
-        pointer = c_void_p()
+        pointer = _object_out()
         _check(C.queue_create(byref(pointer), _name_arg(name, "Queue.serial")))
         return cls(pointer.value)
 
@@ -99,7 +99,7 @@ class Queue(_Handle):
                 raise TypeError("signalkit: Queue.concurrent: background and max_workers cannot be combined "
                                 "(a bounded queue's threads have the default priority)")
             return cls(_core._concurrent_queue_pointer(max_workers, name, "signalkit: Queue.concurrent"))
-        pointer = c_void_p()
+        pointer = _object_out()
         _check((C.queue_concurrent_background if background else C.queue_concurrent_default)(byref(pointer)))
         return cls(pointer.value)
 

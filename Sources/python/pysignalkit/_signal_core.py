@@ -14,13 +14,13 @@ import inspect
 import threading
 import time
 import weakref
-from ctypes import byref, c_void_p
+from ctypes import byref
 from typing import (TYPE_CHECKING, Any, Callable, Generic, Iterable, List, Optional, Tuple, Type, TypeVar, Union,
                     overload)
 
 from . import _core
 from ._core import (C, Value, _after_call, _check, _Failures, _FfiObserver, _interrupts, _put_object, _Recorder,
-                    _register_subscription, _release_ctx, _retain_callbacks)
+                    _register_subscription, _release_ctx, _retain_callbacks, _object_out)
 from ._callbacks import _Callback, _CatchFn
 from ._queue import Queue, _loop_closed_error
 from ._handle import (Disposable, _call_with, _callable_arg, _draining, _Failing, _Handle, _InFlight,
@@ -52,7 +52,7 @@ def _new_signal(function: Any, *args: Any) -> "Signal[Any]":
     """A signal made by function(&out, *args); handles among `args` are
     passed as their pointers (see _call_with), a list of handles as an
     array of them."""
-    out = c_void_p()
+    out = _object_out()
     _check(_call_with(function, byref(out), *args))
     signal: Signal[Any] = _core._signal_type(out.value)
     for arg in args:
@@ -253,7 +253,7 @@ class _SignalCore(Generic[T_co], _Failing, _Handle):
             failures = _Failures()
             native = _native(signature, fn, where, failures.recorder())
             ctx = _retain_callbacks(_NativeSet(native, signature))
-            out = c_void_p()
+            out = _object_out()
             status = function(byref(out), pointer, signature_pointer, _fn_address(native), ctx, _release_ctx)
             _check(status, ffi=True)
             signal: Signal[Any] = _core._signal_type(out.value)
@@ -361,7 +361,7 @@ class _SignalCore(Generic[T_co], _Failing, _Handle):
             ctx = _retain_callbacks(_NativeSet(*keep))
             observer.ctx = ctx
             observer.release = _release_ctx
-            out = c_void_p()
+            out = _object_out()
             # The signatures' pointers are in the observer: each is counted in
             # flight too (a Signature the caller gave may be closed meanwhile).
             with _InFlight(*[item for item in keep if isinstance(item, Signature)]):

@@ -7,12 +7,13 @@ import concurrent.futures
 import sys
 import threading
 import weakref
-from ctypes import byref, c_void_p
+from ctypes import byref
 from typing import TYPE_CHECKING, Any, Callable, Generic, Optional, TypeVar, Union
 
 from . import _core, _speedups
 from ._asyncio import SignalIterator
-from ._core import C, _LazyModule, Value, _after_call, _check, _forked_error, _interrupts, _put_object, _state
+from ._core import (C, _LazyModule, Value, _after_call, _check, _forked_error, _interrupts, _put_object, _state,
+                    _object_out)
 from ._handle import _call_with, _cancel_jobs, _draining, _Handle, _thread_trampoline, _Trampoline
 from ._queue import _bounded_policy, _drop_arguments
 from ._signal import Signal
@@ -103,7 +104,7 @@ class Pipe(Generic[T], _Handle):
         delivering thread) fail the pipe after the values waiting, with a
         SignalError naming sk_pipe_create_bounded and the capacity. Values
         put from other threads, or outside a delivery, never wait there."""
-        pointer = c_void_p()
+        pointer = _object_out()
         if capacity is None:
             if overflow is not None or on_drop is not None:
                 raise TypeError("signalkit: Pipe: overflow and on_drop need a capacity")
@@ -321,7 +322,7 @@ class Promise(Generic[T], _Handle):
 
     def __init__(self) -> None:
         """A new promise with no value yet (sk_promise_create)."""
-        pointer = c_void_p()
+        pointer = _object_out()
         _check(C.promise_create(byref(pointer)))
         super().__init__(pointer.value)
 
@@ -348,7 +349,7 @@ class ValuePromise(Generic[T], _Handle):
         """A new promise holding `initial` (sk_value_promise_create)."""
         out = Value()
         _put_object(initial, out)
-        pointer = c_void_p()
+        pointer = _object_out()
         try:
             _check(C.value_promise_create(byref(pointer), byref(out), ignore_repeated))
         finally:

@@ -9,14 +9,14 @@ import ctypes
 import functools
 import sys
 import threading
-from ctypes import byref, c_void_p
+from ctypes import byref
 from typing import Any, Callable, Dict, Generic, Iterable, List, Optional, Tuple, TypeVar
 
 from . import _core, _speedups
 from ._core import (KIND_DOUBLE, C, SignalError, Value, _after_call, _box, _check, _completed_fn, _detach_traceback,
                     _Failures, _generator_fn, _interrupts, _kept, _next_fn, _object_of, _Observer, _put_object,
                     _Recorder, _release_ctx, _release_ctx_function, _release_fn, _report, _retain_callbacks, _state,
-                    _trim_traceback, _ValueP, _work_fn)
+                    _trim_traceback, _ValueP, _work_fn, _object_out)
 from ._handle import Disposable, _call_with, _draining, _Handle, _thread_trampoline
 
 T = TypeVar("T")
@@ -441,7 +441,7 @@ def _stage_generator(ctx: int, subscriber: int) -> Optional[int]:
 
 
 def _started(signal: int, sink: _Sink, ctx: int, observer: _Observer) -> Optional[int]:
-    out = c_void_p()
+    out = _object_out()
     # Failable: on_next fails through sk_callback_fail (_Sink.failed), and
     # the library ends the subscription by its one rule.
     status = C.signal_start_failable(byref(out), signal, byref(observer), 0)
@@ -592,7 +592,7 @@ def _iter_generator(ctx: int, subscriber: int) -> Optional[int]:
     local = _thread_trampoline()
     direct, local.direct = local.direct, None
     run = _IterRun(iterable, C.subscriber_retain(subscriber), failures, direct)
-    out = c_void_p()
+    out = _object_out()
     try:
         _check(C.disposable_action(byref(out), _c_stop_run, _retain_callbacks(run), _release_ctx))
     except BaseException as exc:
@@ -834,7 +834,7 @@ def _create_generator(ctx: int, subscriber: int) -> Optional[int]:
         failures.record(error)
         handle.on_error(error)
         return None
-    out = c_void_p()
+    out = _object_out()
     try:
         ctx = _retain_callbacks([action])
     except RuntimeError:  # the exit began while the function ran: nothing will dispose it later

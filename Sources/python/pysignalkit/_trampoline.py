@@ -3,11 +3,11 @@ pointer that puts into a Pipe or a create() function's Subscriber."""
 
 from __future__ import annotations
 
-from ctypes import byref, c_void_p
+from ctypes import byref
 from typing import Any, Callable, Optional, Union
 
 from . import _core
-from ._core import C, _after_call, _check, _interrupts
+from ._core import C, _after_call, _check, _interrupts, _object_out
 from ._handle import _call_with, _draining, _Handle
 from ._native import Signature, _integer_ranges, _native_result, _signature
 from ._subjects import Pipe
@@ -33,7 +33,7 @@ class Trampoline(_Handle):
         self.signature: Optional[Signature] = None
         """The function type of the trampoline (None once released)."""
         self.signature = _signature(signature)
-        pointer = c_void_p()
+        pointer = _object_out()
         if isinstance(target, Pipe):
             _check(_call_with(C.ffi_trampoline_pipe, byref(pointer), target, self.signature), ffi=True)
         else:  # a Subscriber, or a raw sk_subscriber * (int), e.g. from a C generator

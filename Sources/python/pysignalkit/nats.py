@@ -67,7 +67,7 @@ from . import _core, _speedups
 from ._callbacks import (_c_key_callback, _c_shared_drop_callback, _c_signal_callback, _c_work_callback, _Callback,
                          _EncodeCallback, _SharedDropCallback)
 from ._core import (C, SignalError, SignalKitError, Value, _callback_failed, _drop_fn, _Failures, _map_fn, _put_object,
-                    _release_ctx, _release_fn, _retain_callbacks, _signal_fn, _ValueP)
+                    _release_ctx, _release_fn, _retain_callbacks, _signal_fn, _ValueP, _object_out)
 from ._handle import _call_with, _callable_arg, _count_arg, _seconds_arg
 from ._native import _NATIVE_CODES
 from ._queue import _BLOCK, _NO_DROP, Queue, _bounded_policy, _drop_arguments, _place_release, _queue_arg
@@ -368,7 +368,7 @@ def connect(url: str) -> Connection:
     ConnectionError, with the client's words, when it cannot connect;
     TypeError unless `url` is a str."""
     encoded = _text_arg(url, "connect", "url")
-    out = c_void_p()
+    out = _object_out()
     status = _connect_to(byref(out), encoded)
     if status != 0 or not out.value:
         raise ConnectionError(f"signalkit: connect: cannot connect to {url!r} ({_nats_words(status)})")
@@ -407,7 +407,7 @@ def _make(connection: Connection, where: str, function: Any, *args: Any, queue: 
     it refuses."""
     address = connection._use(where)
     try:
-        out = c_void_p()
+        out = _object_out()
         status = _call_with(function, byref(out), address, *args)
         if status != 0:
             raise _bridge_failed(status)
@@ -417,7 +417,7 @@ def _make(connection: Connection, where: str, function: Any, *args: Any, queue: 
         raise
     with inner:
         ctx = _retain_callbacks(_ConnectionUse(connection))  # its release ends the use, also when the call fails
-        wrapped = c_void_p()
+        wrapped = _object_out()
         release = _place_release(_BLOCK, _release_ctx) if blocks else _release_ctx
         _core._check(_call_with(C.signal_after_disposed, byref(wrapped), inner, _c_work_callback, ctx, release))
     signal: Signal[Any] = _core._signal_type(wrapped.value)
@@ -805,7 +805,7 @@ def js_consume(connection: Connection, stream: Optional[str], durable: str, subj
     explicit = _Explicit(conn)
     with signal:
         ctx = _retain_callbacks(explicit)
-        out = c_void_p()
+        out = _object_out()
         _core._check(_call_with(C.signal_map, byref(out), signal, explicit.fn, ctx, _release_ctx))
     mapped: Signal[Any] = _core._signal_type(out.value)
     return mapped

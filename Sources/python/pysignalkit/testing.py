@@ -49,11 +49,11 @@ from __future__ import annotations
 import ctypes
 import math
 import operator
-from ctypes import byref, c_int64, c_size_t, c_void_p
+from ctypes import byref, c_int64, c_size_t
 from typing import Any, Callable, Mapping, Optional, TypeVar, overload
 
 from ._core import (C, Value, _after_call, _check, _Failures, _interrupts, _MarbleValue, _put_object, _release_ctx,
-                    _retain_callbacks)
+                    _retain_callbacks, _object_out)
 from ._callbacks import _Callback
 from ._handle import _call_with, _callable_arg, _count_arg, _draining, _Handle, _InFlight, _Uncopyable
 from ._queue import Queue, _c_work_run
@@ -305,7 +305,7 @@ class TestScheduler(_Uncopyable):
                              "nanoseconds")
         self.frame_nanoseconds = nanoseconds
         self.frame = self.frame_nanoseconds / 1e9
-        pointer = c_void_p()
+        pointer = _object_out()
         _check(C.queue_create_virtual(byref(pointer), name.encode()))
         self.queue = Queue(pointer.value)
 
@@ -418,7 +418,7 @@ class TestScheduler(_Uncopyable):
         _put_object(error, failure)
         try:
             with _Table(values) as table:
-                out, log = c_void_p(), c_void_p()
+                out, log = _object_out(), _object_out()
                 status = _call_with(function, byref(out), byref(log), self.queue, self.frame, text, table.array,
                                     table.count, byref(failure))
         finally:
@@ -471,7 +471,7 @@ class TestScheduler(_Uncopyable):
         prints it. The subscription lasts until the recorder is disposed or
         released."""
         checked = _signal_arg(signal, "TestScheduler.record")
-        out = c_void_p()
+        out = _object_out()
         status = _call_with(_draining, C.test_record, byref(out), checked, self.queue, self.frame)
         _after_call()
         _check(status)

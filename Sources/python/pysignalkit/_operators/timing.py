@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable, List, Optional, TypeVar, Union
 
-from ctypes import byref, c_void_p
+from ctypes import byref
 
 from .._callbacks import _c_work_callback, _Callback
-from .._core import C, _check, _Failures, _release_ctx, _retain_callbacks
+from .._core import C, _check, _Failures, _release_ctx, _retain_callbacks, _object_out
 from .._handle import Disposable, _count_arg, _InFlight, _seconds_arg
 from .._asyncio import _time_queue
 from .._queue import Queue, _bounded_policy, _drop_arguments, _loop_closed_error
@@ -48,7 +48,7 @@ class _Timer:
 
         with _InFlight(self.queue) as (queue,):  # closed: ValueError before retaining anything
             ctx = _retain_callbacks(_Callback(fire, _Failures()))
-            out = c_void_p()
+            out = _object_out()
             _check(C.timer_start(byref(out), queue, self.seconds, self.repeat, _c_work_callback, ctx, _release_ctx))
             timer = Disposable(out.value)
             return timer.dispose
