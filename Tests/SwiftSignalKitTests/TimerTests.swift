@@ -377,6 +377,38 @@ final class TimerTests: XCTestCase {
         queue.closeHostDrained()
         XCTAssertEqual(fired.count, 0)
     }
+
+    /// A cancelled timer's dispatch source keeps its event handler until
+    /// libdispatch lets go of it, later, on a thread of its own (here: not
+    /// before the queue's dispatch queue, held busy, runs again). The
+    /// handler held the timer's queue, so a queue released with its timers
+    /// gone was freed there, after its last release had returned (a host
+    /// queue's executor with it: valgrind saw its memory lost when a C
+    /// program ended meanwhile, 15 of 20 runs). The queue goes with its
+    /// last reference.
+    func testAQueueGoesWithItsLastReferenceWhileItsCancelledTimersHandlerWaits() {
+        for (kind, make) in [("serial", { Queue(name: "TimerTests.handlerKeepsNoQueue") }),
+                             ("host-drained", { Queue.hostDrained(name: "TimerTests.handlerKeepsNoQueue") })] {
+            let busy = DispatchSemaphore(value: 0)
+            let running = DispatchSemaphore(value: 0)
+            weak var weakQueue: Queue?
+            do {
+                let queue = make()
+                weakQueue = queue
+                queue.queue.async {
+                    running.signal()
+                    busy.wait()
+                }
+                running.wait()
+                let timer = SwiftSignalKit.Timer(timeout: 0.001, repeat: true, completion: {}, queue: queue)
+                timer.start()
+                timer.invalidate()
+                queue.closeHostDrained()
+            }
+            XCTAssertNil(weakQueue, "\(kind): the queue outlived its last reference")
+            busy.signal()
+        }
+    }
 }
 
 /// Holds a timer (see `startCycle`).

@@ -128,19 +128,27 @@ public final class Timer: @unchecked Sendable {
             self.timer = timer
         }
         self.mutex.unlock()
-        let queue = self.queue
-        if queue.closableExecutor != nil {
+        // The handlers reach the queue through the timer, which holds it
+        // while it lives, and capture nothing else of it: libdispatch lets
+        // go of a cancelled source's handler later, on a thread of its own,
+        // and a queue the handler held (with a host-drained queue's
+        // executor) was freed there, after its last release had returned
+        // and `sk_live_objects_wait` with it (valgrind saw its memory lost
+        // when the program ended meanwhile).
+        if self.queue.closableExecutor != nil {
             timer.setEventHandler { [weak self] in
                 guard let self, self.claimQueuedFiring(generation) else {
                     return
                 }
-                queue.enterFromDispatch { [weak self] in
+                self.queue.enterFromDispatch { [weak self] in
                     self?.runQueuedFiring(generation)
                 }
             }
         } else {
             timer.setEventHandler { [weak self] in
-                queue.enterFromDispatch {
+                // On the queue's dispatch queue: `enterFromDispatch` runs
+                // `fire` here, at once.
+                self?.queue.enterFromDispatch {
                     self?.fire(generation)
                 }
             }
