@@ -6,7 +6,9 @@
 /// (round-robin), so a busy queue cannot starve the others.
 ///
 /// A task added after the pool has begun deinitialization is dropped without
-/// running (the original holds its pool weakly and does the same).
+/// running. The original holds its pool weakly too, but its pool is never
+/// freed (each of its threads holds it), so there every task runs
+/// (docs/semantics.md, "Where SignalKit differs from the original").
 ///
 /// Equality is identity (`==` compares references).
 ///
