@@ -168,10 +168,23 @@ func timedOperator(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: Opaqu
         return fail(SK_ERR_NULL_ARGUMENT, "out is NULL", function: function)
     }
     out.pointee = nil
-    if !(seconds >= 0) {
-        return fail(SK_ERR_INVALID_ARGUMENT, "seconds must be >= 0", function: function)
+    if let refusal = durationRefusal("seconds", seconds) {
+        return fail(SK_ERR_INVALID_ARGUMENT, refusal, function: function)
     }
     return queueOperator(out, signal, queue, others: others, timers: true, function: function, make)
+}
+
+/// The words that refuse the duration `seconds`, the argument `name` of a C
+/// function: nil when it is one (a number >= 0; infinity means never). A
+/// NaN is named as such: it is not negative.
+func durationRefusal(_ name: String, _ seconds: Double) -> String? {
+    if seconds >= 0 {
+        return nil
+    }
+    if seconds.isNaN {
+        return "\(name) is NaN: a duration is a number of seconds >= 0 (infinity: never)"
+    }
+    return "\(name) is \(seconds): a duration is a number of seconds >= 0 (infinity: never)"
 }
 
 /// Borrows `count` signals from a C array, in order (the first NULL or

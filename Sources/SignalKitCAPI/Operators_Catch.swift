@@ -30,11 +30,11 @@ public func sk_signal_retry(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ sign
         return fail(SK_ERR_NULL_ARGUMENT, "out is NULL")
     }
     out.pointee = nil
-    if !(delayIncrement >= 0) {
-        return fail(SK_ERR_INVALID_ARGUMENT, "delay_increment must be >= 0")
+    if let refusal = durationRefusal("delay_increment", delayIncrement) {
+        return fail(SK_ERR_INVALID_ARGUMENT, refusal)
     }
-    if !(maxDelay >= 0) {
-        return fail(SK_ERR_INVALID_ARGUMENT, "max_delay must be >= 0")
+    if let refusal = durationRefusal("max_delay", maxDelay) {
+        return fail(SK_ERR_INVALID_ARGUMENT, refusal)
     }
     return queueOperator(out, signal, queue, timers: true) { signal, queue in
         signal |> retry(delayIncrement, maxDelay: maxDelay, onQueue: queue) |> castError(SKValue.self)
@@ -49,8 +49,8 @@ public func sk_signal_retry_count(_ out: UnsafeMutablePointer<OpaquePointer?>?, 
     out.pointee = nil
     // A size_t past Int.max arrives negative: retry for ever.
     let times = count < 0 ? Int.max : count
-    if !(delay >= 0) {
-        return fail(SK_ERR_INVALID_ARGUMENT, "delay must be >= 0")
+    if let refusal = durationRefusal("delay", delay) {
+        return fail(SK_ERR_INVALID_ARGUMENT, refusal)
     }
     if queue == nil {
         if delay != 0 {

@@ -234,8 +234,8 @@ public func sk_queue_sync(_ queue: OpaquePointer?, _ fn: sk_work_fn?, _ ctx: Uns
 
 @c @implementation
 public func sk_queue_after(_ queue: OpaquePointer?, _ seconds: Double, _ fn: sk_work_fn?, _ ctx: UnsafeMutableRawPointer?, _ release: sk_release_fn?) -> Int32 {
-    if !(seconds >= 0) {
-        return releasingOnFailure(ctx: ctx, release: release, fail(SK_ERR_INVALID_ARGUMENT, "seconds must be >= 0"))
+    if let refusal = durationRefusal("seconds", seconds) {
+        return releasingOnFailure(ctx: ctx, release: release, fail(SK_ERR_INVALID_ARGUMENT, refusal))
     }
     return submit(queue, fn, ctx, release, timers: true) { queue, work in
         queue.after(seconds) {
@@ -265,8 +265,8 @@ public func sk_timer_start(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ queue
     guard let out else {
         return releasingOnFailure(ctx: ctx, release: release, fail(SK_ERR_NULL_ARGUMENT, "out is NULL"))
     }
-    if !(seconds >= 0) {
-        return releasingOnFailure(ctx: ctx, release: release, fail(SK_ERR_INVALID_ARGUMENT, "seconds must be >= 0"))
+    if let refusal = durationRefusal("seconds", seconds) {
+        return releasingOnFailure(ctx: ctx, release: release, fail(SK_ERR_INVALID_ARGUMENT, refusal))
     }
     return submit(queue, fn, ctx, release, timers: true) { queue, work in
         let timer = SwiftSignalKit.Timer(timeout: seconds, repeat: repeats, completion: {

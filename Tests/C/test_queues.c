@@ -226,13 +226,16 @@ Test(queues, after_runs_later_on_the_queue, .timeout = SK_TEST_TIMEOUT) {
     expect_no_live_objects(1, queue);
 }
 
+/* The error names the duration refused: a NaN as NaN (not "negative"). */
 Test(queues, after_rejects_negative_and_nan, .timeout = SK_TEST_TIMEOUT) {
     sk_queue *queue = serial_queue(NULL);
     const double bad[] = { -0.001, -1, NAN, -INFINITY };
+    const char *named[] = { "seconds is -0.001:", "seconds is -1.0:", "seconds is NaN:", "seconds is -inf:" };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         job j;
         job_init(&j, queue);
         cr_assert_eq(sk_queue_after(queue, bad[i], job_run, &j, job_release), SK_ERR_INVALID_ARGUMENT, "seconds %g", bad[i]);
+        cr_assert_not_null(strstr(sk_last_error_message(), named[i]), "seconds %g: %s", bad[i], sk_last_error_message());
         cr_assert_eq(counter_get(&j.released), 1, "release did not run when the call failed");
         flush_queue(queue);
         cr_assert_eq(counter_get(&j.ran), 0, "the work ran although the call failed");
