@@ -160,7 +160,9 @@
  *   one), the child may use the library fully, from the forking thread and
  *   from threads it starts (each host queue's descriptor is its own there,
  *   at the same number, readable while its copy of the queue has work
- *   pending). (The Swift runtime linked into the library keeps each
+ *   pending; an epoll set made before the fork is the parent's too and
+ *   watches the parent's descriptor: the child makes its own and adds the
+ *   descriptor again). (The Swift runtime linked into the library keeps each
  *   thread's id for its locks; the library makes the forking thread's its
  *   own again in the child. A program linked to a build of the core over
  *   the shared Swift runtime, such as the project's sanitizer builds, has
