@@ -3750,7 +3750,11 @@ bool sk_handle_checking(void);
  * its signal, see sk_promise_get()). So a cycle of such objects that holds no
  * heap value or C callback (a promise whose source is its own signal, see
  * sk_promise_set()) is not seen: 0 does not prove that nothing leaked.
- * sk_live_objects_report() lists what it counts.
+ * sk_live_objects_report() lists what it counts. A stage's function given
+ * without a release function (sk_signal_map(), sk_signal_filter()) is
+ * counted while handle checking is on, so that the report names it, and
+ * not otherwise (the stage then keeps no object for it): compare a count
+ * with 0, or with one taken in the same mode.
  *
  * @return The count (>= 0).
  * @par Thread safety
