@@ -730,13 +730,18 @@ int sk_nats_ack(const sk_value *message, sk_nats_ack_kind kind);
  *   refuses it (a stream limit, an expectation): `"sk_nats_js_publish:
  *   message 7 to 'x' was not acknowledged after 3 attempts (nats: No
  *   responders available for request)"`;
+ * - the connection closes while publishes await their acknowledgement
+ *   (libnats would never report them: the bridge looks at the connection
+ *   every 0.25 s while any is awaited): `"sk_nats_js_publish: the
+ *   connection was closed while 2 messages to 'x' awaited their
+ *   acknowledgement (nats: Connection Closed)"`;
  * - `signal` fails: its error passes on unchanged.
  *
  * Disposing disposes `signal`'s subscription; publishes awaiting their
  * acknowledgement are not retried any more. The subscription's state
  * (its JetStream context) is freed once each of them has its
- * acknowledgement or its timeout (within `ack_wait`); with a connection
- * closed meanwhile, libnats never reports them, and that state is kept.
+ * acknowledgement or its timeout (within `ack_wait`), or, when the
+ * connection closes meanwhile, within 0.25 s of the close.
  *
  * @param[out] out     Receives the new signal (+1): release it with
  *                     sk_signal_release(); NULL on error.

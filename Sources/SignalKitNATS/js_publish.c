@@ -21,10 +21,20 @@
  * that its publish never stalls, not even a retry made from the handler
  * (whose message libnats still counts until the handler returns).
  *
+ * A closed connection: libnats tells the outcome of a publish through the
+ * context's reply subscription, which a close ends, so the publishes
+ * awaited then would never end, nor would a producer waiting for room in
+ * the window. While publishes are awaited, a watch on the publisher's
+ * queue looks at the connection every SK_NATS__CLOSE_WATCH seconds; once it
+ * is closed, the stream ends with an error and the watch takes the awaited
+ * messages back from libnats (js_PublishAsyncGetPendingList: each message
+ * is either returned there or given to the handler, never both).
+ *
  * Lifetimes. A start's context is counted: the dispose action's
- * reference, the upstream observer's, and one per publish awaiting its
- * outcome. The last one destroys the jsCtx (libnats allows it from inside
- * its handler), so the context outlives every call of the handler. */
+ * reference, the upstream observer's, one per publish awaiting its
+ * outcome, and the watch's while it is scheduled. The last one destroys
+ * the jsCtx (libnats allows it from inside its handler), so the context
+ * outlives every call of the handler. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,6 +43,7 @@
 #include "internal.h"
 
 #define SK_NATS__NO_RESPONDERS_DELAY 0.05 /* seconds before retrying after "no responders" */
+#define SK_NATS__CLOSE_WATCH 0.25         /* seconds between looks at the connection while publishes are awaited */
 
 typedef struct sk_nats__js_publisher {
     atomic_long references;
@@ -67,7 +78,8 @@ typedef struct sk_nats__js_publish {
     size_t awaiting;
     uint64_t published;
     bool upstream_done;
-    bool ended; /* a terminal event was put, or disposed: no more retries */
+    bool ended;    /* a terminal event was put, or disposed: no more retries */
+    bool watching; /* the close watch is scheduled */
 } sk_nats__js_publish;
 
 static void sk_nats__js_publisher_release(void *ctx) {
@@ -305,6 +317,60 @@ static void sk_nats__on_ack(jsCtx *js, natsMsg *msg, jsPubAck *ack, jsPubAckErr 
     sk_nats__js_done(p, msg);
 }
 
+/* The close watch -------------------------------------------------------- */
+
+static void sk_nats__watch_run(void *ctx);
+
+/* Schedules the watch (`watching` was set under the mutex by the caller)
+ * with a reference of its own; a queue that refuses it leaves the watch
+ * off. */
+static void sk_nats__watch_schedule(sk_nats__js_publish *p) {
+    atomic_fetch_add(&p->references, 1);
+    if (sk_queue_after(p->publisher->queue, SK_NATS__CLOSE_WATCH, sk_nats__watch_run, p, sk_nats__js_publish_release) !=
+        SK_OK) {
+        pthread_mutex_lock(&p->mutex);
+        p->watching = false;
+        pthread_mutex_unlock(&p->mutex);
+    }
+}
+
+/* The watch: while publishes are awaited, each look at a connection still
+ * open schedules the next; a closed one ends the stream and takes the
+ * awaited messages back. */
+static void sk_nats__watch_run(void *ctx) {
+    sk_nats__js_publish *p = ctx;
+    pthread_mutex_lock(&p->mutex);
+    bool go_on = p->awaiting > 0;
+    if (!go_on) {
+        p->watching = false;
+    }
+    pthread_mutex_unlock(&p->mutex);
+    if (!go_on) {
+        return;
+    }
+    if (natsConnection_Status(p->publisher->connection) != NATS_CONN_STATUS_CLOSED) {
+        sk_nats__watch_schedule(p);
+        return;
+    }
+    pthread_mutex_lock(&p->mutex);
+    size_t awaited = p->awaiting;
+    p->watching = false;
+    pthread_mutex_unlock(&p->mutex);
+    sk_nats__js_fail(p, "sk_nats_js_publish: the connection was closed while %zu message%s to '%s' awaited %s "
+                        "acknowledgement (nats: %s)",
+                     awaited, awaited == 1 ? "" : "s", p->publisher->subject, awaited == 1 ? "its" : "their",
+                     natsStatus_GetText(NATS_CONNECTION_CLOSED));
+    natsMsgList pending = { NULL, 0 };
+    if (js_PublishAsyncGetPendingList(&pending, p->js) == NATS_OK) {
+        for (int i = 0; i < pending.Count; i++) {
+            natsMsg *msg = pending.Msgs[i];
+            pending.Msgs[i] = NULL;
+            sk_nats__js_done(p, msg);
+        }
+        natsMsgList_Destroy(&pending);
+    }
+}
+
 /* The upstream's observer ------------------------------------------------ */
 
 static void sk_nats__js_next(void *ctx, const sk_value *value) {
@@ -338,12 +404,18 @@ static void sk_nats__js_next(void *ctx, const sk_value *value) {
         return;
     }
     uint64_t number = ++p->published;
+    bool watch = false;
     if (status == NATS_OK) {
         p->awaiting++;
         atomic_fetch_add(&p->references, 1);
         sk_nats__insert(p, msg, number); /* before the publish: its handler may run first */
+        watch = !p->watching;
+        p->watching = true;
     }
     pthread_mutex_unlock(&p->mutex);
+    if (watch) {
+        sk_nats__watch_schedule(p);
+    }
     if (status == NATS_OK) {
         natsMsg *sent = msg;
         status = sk_nats__js_send(p, &sent, number);

@@ -6,6 +6,7 @@
  * consumer disposed mid-stream leaves nothing alive and its unacknowledged
  * messages come again; the errors in words. */
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -224,6 +225,60 @@ Test(nats_jetstream, a_full_room_still_hears_the_connection_close, .timeout = 12
     sk_disposable_release(d);
     sk_signal_release(consumer);
     tally_destroy(&t);
+    natsConnection_Destroy(connection);
+    nats_server_stop(&server);
+}
+
+/* sk_nats_js_publish() whose connection closes while publishes await
+ * their acknowledgement (the server stopped, so that none comes): the
+ * stream ends with the close in words, and nothing stays alive. libnats
+ * tells a publish's outcome through the context's reply subscription,
+ * which the close ends: before, the stream never ended (an acceptance
+ * program, 6 of 9 runs), nor did a producer waiting for room. */
+Test(nats_jetstream, a_closed_connection_ends_a_publish_awaiting_acknowledgements, .timeout = 120) {
+    nats_server server;
+    nats_server_start(&server);
+    natsConnection *connection = nats_connect(&server, 0);
+    jsCtx *js = nats_js(connection);
+    nats_add_stream(js, "AWAIT", "await.>");
+    jsCtx_Destroy(js);
+    long baseline = sk_live_objects();
+    sk_pipe *pipe = NULL;
+    sk_signal *source = NULL, *published = NULL;
+    cr_assert_eq(sk_pipe_create(&pipe, false), SK_OK);
+    cr_assert_eq(sk_pipe_signal(&source, pipe), SK_OK);
+    cr_assert_eq(sk_nats_js_publish(&published, source, connection, NULL, "await.x", NULL, 4, 30.0, 1), SK_OK, "%s",
+                 sk_nats_last_error_message());
+    recorder r;
+    recorder_init(&r);
+    sk_observer observer = recorder_observer(&r);
+    sk_disposable *d = NULL;
+    cr_assert_eq(sk_signal_start(&d, published, &observer), SK_OK);
+    cr_assert_eq(kill(server.pid, SIGSTOP), 0);
+    for (int i = 0; i < 2; i++) {
+        sk_value value;
+        cr_assert_eq(sk_value_set_string(&value, "awaited"), SK_OK);
+        cr_assert_eq(sk_pipe_put(pipe, &value), SK_OK);
+        sk_value_release(&value);
+    }
+    natsConnection_Close(connection);
+    bool ended = recorder_wait(&r, &r.errors, 1);
+    cr_assert_eq(kill(server.pid, SIGCONT), 0);
+    cr_assert(ended, "no error after the close");
+    cr_assert_eq(recorder_get(&r, &r.nexts), 0);
+    pthread_mutex_lock(&r.mutex);
+    cr_assert_str_eq(r.error, "sk_nats_js_publish: the connection was closed while 2 messages to 'await.x' awaited "
+                              "their acknowledgement (nats: Connection Closed)");
+    pthread_mutex_unlock(&r.mutex);
+    printf("nats_jetstream: \"%s\"\n", r.error);
+    sk_disposable_dispose(d);
+    sk_disposable_release(d);
+    sk_signal_release(published);
+    sk_signal_release(source);
+    sk_pipe_release(pipe);
+    cr_assert(recorder_wait(&r, &r.releases, 1));
+    recorder_destroy(&r);
+    cr_assert_eq(nats_wait_live_objects(baseline), baseline);
     natsConnection_Destroy(connection);
     nats_server_stop(&server);
 }
