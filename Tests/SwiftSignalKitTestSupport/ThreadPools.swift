@@ -13,21 +13,6 @@ package func blockingTask(until gate: DispatchSemaphore) -> ThreadPoolTask {
     }
 }
 
-/// Adds to `queue` a task that counts its runs in `runs` and holds a tracker,
-/// lets go of the task, and returns how many times the tracker was released
-/// by then: 1 when the queue did not keep the task (a closed pool drops it).
-package func releasesAfterAddingTask(to queue: ThreadPoolQueue, runs: Counter) -> Int {
-    let released = Counter()
-    do {
-        let tracker = DeinitTracker(released)
-        queue.addTask(ThreadPoolTask { _ in
-            tracker.touch()
-            runs.increment()
-        })
-    }
-    return released.count
-}
-
 /// Adds, through `addFirst` and `addSecond`, two tasks that each wait (with a
 /// deadline) for the other to start, and returns how many of them met the
 /// other: 2 only when they ran at the same time, on two threads.

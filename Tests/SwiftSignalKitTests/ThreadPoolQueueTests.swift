@@ -142,17 +142,22 @@ final class ThreadPoolQueueTests: XCTestCase {
         XCTAssertNotEqual(a, c)
     }
 
-    func testQueueOutlivingPoolDropsTasks() {
+    /// A queue outliving its pool keeps it working, as in the original
+    /// (whose pool is never freed): its tasks run, in order.
+    func testQueueOutlivingPoolRunsItsTasks() {
         var pool: ThreadPool? = ThreadPool(threadCount: 2, threadPriority: 0.5)
         let queue = ThreadPoolQueue(threadPool: pool!)
-        let ran = Counter()
+        let order = Atomic<[Int]>(value: [])
+        let done = DispatchSemaphore(value: 0)
         queue.addTask(ThreadPoolTask { _ in
-        ran.increment()
+            _ = order.modify { $0 + [1] }
         })
         pool = nil
-        // Queued before the pool went away: it ran before deinit returned.
-        XCTAssertEqual(ran.count, 1)
-        XCTAssertEqual(releasesAfterAddingTask(to: queue, runs: ran), 1)
-        XCTAssertEqual(ran.count, 1)
+        queue.addTask(ThreadPoolTask { _ in
+            _ = order.modify { $0 + [2] }
+            done.signal()
+        })
+        XCTAssertEqual(done.wait(timeout: .now() + waitDeadline), .success)
+        XCTAssertEqual(order.with { $0 }, [1, 2])
     }
 }

@@ -154,40 +154,77 @@ final class ThreadPoolTests: XCTestCase {
         XCTAssertEqual(rendezvous(pool.addTask, pool.addTask), 2)
     }
 
-    func testDeinitFinishesQueuedWorkBeforeReturning() {
+    /// The release of the last reference never waits (the original's pool
+    /// is never freed): the queued work runs after it, and the threads exit
+    /// once it is done.
+    func testReleaseReturnsAtOnceAndTheQueuedWorkRunsAfterIt() {
         var pool: ThreadPool? = ThreadPool(threadCount: 2, threadPriority: 0.5)
+        let exit = pool!.threadsExit
         let gate = DispatchSemaphore(value: 0)
         let counter = Counter()
-        let queue = pool!.nextQueue()
-        // The first task holds the queue until the pool is being released, so the
-        // others are certainly still queued when deinit begins.
-        queue.addTask(ThreadPoolTask { _ in
-            _ = gate.wait(timeout: .now() + waitDeadline)
-            counter.increment()
-        })
-        for _ in 0 ..< 500 {
+        let allRan = DispatchSemaphore(value: 0)
+        do {
+            let queue = pool!.nextQueue()
+            // The first task holds the queue until the pool is released, so
+            // the others are certainly still queued then.
             queue.addTask(ThreadPoolTask { _ in
+                _ = gate.wait(timeout: .now() + waitDeadline)
                 counter.increment()
             })
+            for _ in 0 ..< 500 {
+                queue.addTask(ThreadPoolTask { _ in
+                    if counter.increment() == 501 {
+                        allRan.signal()
+                    }
+                })
+            }
         }
         weak let weakPool = pool
-        DispatchQueue.global().asyncAfter(deadline: .now() + 0.05) {
-            gate.signal()
-        }
         pool = nil
-        // deinit joined the threads: every queued task has run by now.
         XCTAssertNil(weakPool)
+        XCTAssertEqual(counter.count, 0, "the release waited for the queued work")
+        gate.signal()
+        XCTAssertEqual(allRan.wait(timeout: .now() + waitDeadline), .success)
         XCTAssertEqual(counter.count, 501)
+        XCTAssertTrue(exit.wait(seconds: waitDeadline), "the threads went on after the work was done")
     }
 
-    func testTaskAddedAfterDeinitIsDroppedAndReleased() {
+    /// A pool released while one of its tasks waits for the releasing
+    /// thread: the release returns, and the task's wait ends (the release
+    /// used to join the threads, and so waited for that task for ever).
+    func testReleasingThePoolWhileATaskWaitsForTheReleasingThreadReturns() {
         var pool: ThreadPool? = ThreadPool(threadCount: 1, threadPriority: 0.5)
-        let queue = pool!.nextQueue()
+        let started = DispatchSemaphore(value: 0)
+        let released = DispatchSemaphore(value: 0)
+        let sawTheRelease = Atomic<Bool>(value: false)
+        let done = DispatchSemaphore(value: 0)
+        pool!.addTask(ThreadPoolTask { _ in
+            started.signal()
+            _ = sawTheRelease.swap(released.wait(timeout: .now() + waitDeadline) == .success)
+            done.signal()
+        })
+        started.wait()
         pool = nil
-        let ran = Counter()
-        // Not retained by the closed pool: released as soon as the caller let go.
-        XCTAssertEqual(releasesAfterAddingTask(to: queue, runs: ran), 1)
-        XCTAssertEqual(ran.count, 0)
+        released.signal()
+        XCTAssertEqual(done.wait(timeout: .now() + waitDeadline), .success)
+        XCTAssertTrue(sawTheRelease.with { $0 }, "the release waited for the task that waited for it")
+    }
+
+    /// A queue keeps its pool working, as in the original (whose pool is
+    /// never freed): a task added through it after the pool's release runs.
+    func testATaskAddedThroughASurvivingQueueAfterThePoolsReleaseRuns() {
+        var pool: ThreadPool? = ThreadPool(threadCount: 1, threadPriority: 0.5)
+        let exit = pool!.threadsExit
+        var queue: ThreadPoolQueue? = pool!.nextQueue()
+        pool = nil
+        let ran = DispatchSemaphore(value: 0)
+        queue!.addTask(ThreadPoolTask { _ in
+            ran.signal()
+        })
+        XCTAssertEqual(ran.wait(timeout: .now() + waitDeadline), .success)
+        XCTAssertFalse(exit.wait(seconds: 0), "the threads exited while a queue of the pool lived")
+        queue = nil
+        XCTAssertTrue(exit.wait(seconds: waitDeadline), "the threads went on after the pool and its queues were gone")
     }
 
     func testReleasingLastReferenceOnPoolThreadDoesNotDeadlock() {
@@ -195,20 +232,21 @@ final class ThreadPoolTests: XCTestCase {
         let queue = holder.pool!.nextQueue()
         let done = DispatchSemaphore(value: 0)
         let inPoolWhenReleasing = Atomic<Bool>(value: false)
-        let afterTask = Counter()
         queue.addTask(ThreadPoolTask { _ in
             _ = inPoolWhenReleasing.swap(holder.pool!.isCurrentThreadInPool())
-            // The last reference goes away on a pool thread: deinit must not
-            // join this very thread.
+            // The last reference goes away on a pool thread.
             holder.pool = nil
             done.signal()
         })
         XCTAssertEqual(done.wait(timeout: .now() + waitDeadline), .success)
         XCTAssertTrue(inPoolWhenReleasing.with { $0 })
         XCTAssertNil(holder.pool)
-        // Dropped by the closed pool rather than queued.
-        XCTAssertEqual(releasesAfterAddingTask(to: queue, runs: afterTask), 1)
-        XCTAssertEqual(afterTask.count, 0)
+        // The queue still works.
+        let ran = DispatchSemaphore(value: 0)
+        queue.addTask(ThreadPoolTask { _ in
+            ran.signal()
+        })
+        XCTAssertEqual(ran.wait(timeout: .now() + waitDeadline), .success)
     }
 
     func testThreadsExitWhenPoolIsReleased() throws {
@@ -221,12 +259,14 @@ final class ThreadPoolTests: XCTestCase {
         for _ in 0 ..< poolCount {
             pools.append(ThreadPool(threadCount: threadsPerPool, threadPriority: 0.5))
         }
+        let exits = pools.map { $0.threadsExit }
         let during = processThreadCount()!
         // The count can fail: the pools really own threads.
         XCTAssertGreaterThanOrEqual(during - before, poolCount * threadsPerPool - 20)
         pools.removeAll()
-        let after = processThreadCount()!
-        XCTAssertLessThan(after - before, 20)
+        for (index, exit) in exits.enumerated() {
+            XCTAssertTrue(exit.wait(seconds: waitDeadline), "pool \(index): its threads went on")
+        }
     }
 
     func testConcurrentProducersExactCount() {

@@ -31,21 +31,23 @@ package struct NativeThreadHandle {
 /// is accepted and ignored on Linux: ordinary (`SCHED_OTHER`) threads have no
 /// settable priority there, and raising a thread's niceness is a privilege.
 ///
-/// Deinitialization: when the last reference to the pool goes away, it stops
-/// accepting tasks (a task added afterwards, through a surviving
-/// `ThreadPoolQueue`, is dropped without running), its threads finish every task
-/// already queued, then exit. `deinit` waits for them (joins the threads), so
-/// once it returns, no queued task is left and no thread of the pool remains;
-/// if the last reference is released on one of the pool's own threads, the
-/// threads are detached instead and exit on their own after the queued work.
-/// Because of that wait, do not release the last reference to a pool while a
-/// queued task waits for the releasing thread.
+/// Lifetime: the pool's queues (`nextQueue()`, `ThreadPoolQueue(threadPool:)`)
+/// and its queued tasks keep it working, as the original's pool, which is
+/// never freed, always works: releasing the last reference to the pool never
+/// waits, and a task added afterwards through a surviving queue runs. Once
+/// the pool, every queue made on it and every queued task are gone, its
+/// threads exit on their own (the original's live for ever).
 ///
 /// Thread-safety: every method may be called from any thread, including from a
 /// task running on the pool. Tasks run without any pool lock held.
 public final class ThreadPool: @unchecked Sendable {
-    let core: ThreadPoolCore
+    /// Keeps the core open; held by the pool and its queues.
+    let owner: ThreadPoolOwner
     private let threads: [NativeThread]
+
+    var core: ThreadPoolCore {
+        return self.owner.core
+    }
 
     /// Starts `threadCount` worker threads (at least one, at most
     /// `ThreadPool.maxThreads`, 1,024: a larger count, `Int.max` included,
@@ -64,7 +66,7 @@ public final class ThreadPool: @unchecked Sendable {
     /// one that refuses threads.
     package init(threadCount: Int, threadPriority: Double, startThread: (UnsafeMutableRawPointer) -> NativeThreadHandle?) {
         let core = ThreadPoolCore()
-        self.core = core
+        self.owner = ThreadPoolOwner(core)
         var threads: [NativeThread] = []
         for _ in 0 ..< min(max(1, threadCount), ThreadPool.maxThreads) {
             let context = Unmanaged.passRetained(core).toOpaque()
@@ -95,20 +97,17 @@ public final class ThreadPool: @unchecked Sendable {
         return ThreadPoolCore.startWorker(&thread, context) == 0 ? NativeThreadHandle(thread: thread) : nil
     }
 
+    /// Never waits: the threads are detached, and go on with the queued
+    /// tasks and with those the pool's surviving queues add (see the type's
+    /// comment); the owner closes the core when the last of them lets go.
     deinit {
-        self.core.close()
-        let joinable = !self.core.isCurrentThread
         for thread in self.threads {
             #if canImport(Darwin)
             guard let thread else {
                 continue
             }
             #endif
-            if joinable {
-                pthread_join(thread, nil)
-            } else {
-                pthread_detach(thread)
-            }
+            pthread_detach(thread)
         }
     }
 
@@ -124,8 +123,46 @@ public final class ThreadPool: @unchecked Sendable {
         return ThreadPoolQueue(threadPool: self)
     }
 
+    /// What tells when this pool's threads have exited, once it is released
+    /// (holding it keeps nothing working). For the tests.
+    package var threadsExit: ThreadPoolThreadsExit {
+        return ThreadPoolThreadsExit(core: self.core)
+    }
+
     /// True when called from one of this pool's threads (from inside a task).
     public func isCurrentThreadInPool() -> Bool {
         return self.core.isCurrentThread
+    }
+}
+
+/// What keeps a pool's core open: held by the `ThreadPool` and by every
+/// `ThreadPoolQueue` made on it (a queue with queued tasks is held by the
+/// core's ready list in turn). Its deinit closes the core: the threads then
+/// finish what is queued and exit.
+///
+/// Thread-safety: immutable.
+final class ThreadPoolOwner: @unchecked Sendable {
+    let core: ThreadPoolCore
+
+    init(_ core: ThreadPoolCore) {
+        self.core = core
+    }
+
+    deinit {
+        self.core.close()
+    }
+}
+
+/// Waits for a pool's threads to exit (`ThreadPool.threadsExit`).
+///
+/// Thread-safety: immutable; `wait` may be called from any thread but the
+/// pool's own.
+package struct ThreadPoolThreadsExit: @unchecked Sendable {
+    let core: ThreadPoolCore
+
+    /// True once every thread of the pool has finished its work and exited
+    /// its loop, within `seconds`; false when some still run then.
+    package func wait(seconds: Double) -> Bool {
+        return self.core.waitForWorkersToExit(seconds: seconds)
     }
 }

@@ -52,9 +52,12 @@ final class ThreadPoolCore: @unchecked Sendable {
     private let condition: UnsafeMutablePointer<pthread_cond_t>
     // Queues that have tasks and no thread working on them. Guarded by `mutex`.
     private var ready = Fifo<ThreadPoolQueue>()
-    // Set when the pool is deinitialized: no new task is accepted, and the
+    // Set when the pool's owner goes (`ThreadPoolOwner`; a bounded
+    // concurrent queue's executor): no new task is accepted, and the
     // threads exit once `ready` is empty. Guarded by `mutex`.
     private var closed = false
+    // Worker threads started and not yet out of `run()`. Guarded by `mutex`.
+    private var workers = 0
 
     init() {
         self.mutex = .allocate(capacity: 1)
@@ -109,17 +112,55 @@ final class ThreadPoolCore: @unchecked Sendable {
     /// `context` holds (+1, taken over by the thread); `pthread_create`'s
     /// status (0: started; otherwise `context` is untouched).
     static func startWorker(_ thread: inout NativeThread, _ context: UnsafeMutableRawPointer) -> Int32 {
+        let core = Unmanaged<ThreadPoolCore>.fromOpaque(context).takeUnretainedValue()
+        core.countWorkers(1)
         #if canImport(Darwin)
-        return pthread_create(&thread, nil, { context in
+        let status = pthread_create(&thread, nil, { context in
             Unmanaged<ThreadPoolCore>.fromOpaque(context).takeRetainedValue().run()
             return nil
         }, context)
         #else
-        return pthread_create(&thread, nil, { context in
+        let status = pthread_create(&thread, nil, { context in
             Unmanaged<ThreadPoolCore>.fromOpaque(context!).takeRetainedValue().run()
             return nil
         }, context)
         #endif
+        if status != 0 {
+            core.countWorkers(-1)
+        }
+        return status
+    }
+
+    private func countWorkers(_ change: Int) {
+        pthread_mutex_lock(self.mutex)
+        self.workers += change
+        if self.workers == 0 {
+            pthread_cond_broadcast(self.condition)
+        }
+        pthread_mutex_unlock(self.mutex)
+    }
+
+    /// Waits up to `seconds` until every worker thread started on this core
+    /// has left `run()` (the core closed, nothing left to run): true when
+    /// they have. For the tests.
+    func waitForWorkersToExit(seconds: Double) -> Bool {
+        var deadline = timespec()
+        clock_gettime(CLOCK_REALTIME, &deadline)
+        let whole = seconds.rounded(.down)
+        deadline.tv_sec += Int(whole)
+        deadline.tv_nsec += Int((seconds - whole) * 1e9)
+        if deadline.tv_nsec >= 1_000_000_000 {
+            deadline.tv_sec += 1
+            deadline.tv_nsec -= 1_000_000_000
+        }
+        pthread_mutex_lock(self.mutex)
+        var timedOut = false
+        while self.workers > 0 && !timedOut {
+            timedOut = pthread_cond_timedwait(self.condition, self.mutex, &deadline) == ETIMEDOUT
+        }
+        let exited = self.workers == 0
+        pthread_mutex_unlock(self.mutex)
+        return exited
     }
 
     /// The body of a worker thread: runs one task of the first ready queue at
@@ -128,9 +169,19 @@ final class ThreadPoolCore: @unchecked Sendable {
         // A thread-local of the shims, not a pthread key: nothing to create,
         // so nothing can fail (a process may have used up its 1,024 keys).
         _sks_set_thread_pool_core(Unmanaged.passUnretained(self).toOpaque())
+        // The queue of the task run last, let go outside the lock: this
+        // thread's reference may be its last, and its pool's owner then goes
+        // too and closes this core, which takes the mutex.
+        var ranLast: ThreadPoolQueue?
         pthread_mutex_lock(self.mutex)
         while true {
             while self.ready.isEmpty && !self.closed {
+                if ranLast != nil {
+                    pthread_mutex_unlock(self.mutex)
+                    ranLast = nil
+                    pthread_mutex_lock(self.mutex)
+                    continue
+                }
                 pthread_cond_wait(self.condition, self.mutex)
             }
             guard let queue = self.ready.popFirst() else {
@@ -140,6 +191,7 @@ final class ThreadPoolCore: @unchecked Sendable {
             // A queue is in `ready` only while it has tasks.
             var task = queue.tasks.popFirst()
             pthread_mutex_unlock(self.mutex)
+            ranLast = nil
 
             task?.execute()
             // The task (and anything it still holds) is released outside the lock.
@@ -152,8 +204,14 @@ final class ThreadPoolCore: @unchecked Sendable {
                 // Back of the line: other ready queues get a turn first.
                 self.ready.append(queue)
             }
+            ranLast = queue
+        }
+        self.workers -= 1
+        if self.workers == 0 {
+            pthread_cond_broadcast(self.condition)
         }
         pthread_mutex_unlock(self.mutex)
+        ranLast = nil
         _sks_set_thread_pool_core(nil)
     }
 }

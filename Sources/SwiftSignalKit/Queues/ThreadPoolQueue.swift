@@ -5,10 +5,9 @@
 /// from a queue, then lets other ready queues have a turn before the next one
 /// (round-robin), so a busy queue cannot starve the others.
 ///
-/// A task added after the pool has begun deinitialization is dropped without
-/// running. The original holds its pool weakly too, but its pool is never
-/// freed (each of its threads holds it), so there every task runs
-/// (docs/semantics.md, "Where SignalKit differs from the original").
+/// A queue keeps its pool working (`ThreadPool`, "Lifetime"): a task added
+/// after the pool's last reference went away runs, as in the original, whose
+/// pool is never freed.
 ///
 /// Equality is identity (`==` compares references).
 ///
@@ -17,6 +16,9 @@
 /// each task's effects happen-before the next task of the same queue starts.
 public final class ThreadPoolQueue: Equatable, @unchecked Sendable {
     let core: ThreadPoolCore
+    /// The pool's owner (nil on a bounded concurrent queue's core, which
+    /// its executor closes): keeps the core open while the queue lives.
+    private let owner: ThreadPoolOwner?
     // Guarded by `core`'s mutex.
     var tasks = ThreadPoolCore.Fifo<ThreadPoolTask>()
     // True while the queue is in the pool's ready list or a thread is running
@@ -26,12 +28,14 @@ public final class ThreadPoolQueue: Equatable, @unchecked Sendable {
     /// Creates a new queue on `threadPool`.
     public init(threadPool: ThreadPool) {
         self.core = threadPool.core
+        self.owner = threadPool.owner
     }
 
     /// A queue on a core with no `ThreadPool` (a bounded concurrent
     /// `Queue`'s: `BoundedConcurrentExecutor`).
     init(core: ThreadPoolCore) {
         self.core = core
+        self.owner = nil
     }
 
     /// Appends `task` to the queue; it runs after every task added before it.
