@@ -136,16 +136,21 @@ const char *sk_nats_last_error_message(void);
  * - the client dropped messages of this subscription because they waited
  *   beyond its pending limits (natsOptions_SetMaxPendingMsgs(), 65,536
  *   messages by default): `"sk_nats_subject: slow consumer on 'x': the
- *   client dropped 812 messages beyond its pending limit of 65536 (nats:
- *   Slow Consumer, messages dropped)"`.
- *   It is reported with the first message delivered after the drop (the
- *   values before it were all delivered, none is skipped silently), or
- *   when the subscription closes, whichever comes first; the subscription
- *   is then unsubscribed;
+ *   client dropped 812 messages beyond its pending limit of 65536, and the
+ *   stream's end lets go of the 65536 it still held (nats: Slow Consumer,
+ *   messages dropped)"`.
+ *   It is reported with the first message the client delivers after the
+ *   drop, or when the subscription is unsubscribed, whichever comes first;
+ *   the subscription is then unsubscribed. Every message is delivered or
+ *   counted in it: those dropped, and those the client still held then
+ *   (the message in hand included), which go with the stream's end. A
+ *   connection that closes first is reported as the close below (libnats
+ *   no longer tells a closed subscription's drops);
  * - the client closes the subscription without a dispose (the connection
  *   closed, or drained: natsConnection_Drain()):
  *   `"sk_nats_subject: the subscription to 'x' was closed by the client
- *   (nats: Connection Closed)"`.
+ *   (nats: Connection Closed)"` (after a drain: `(nats: Draining in
+ *   progress)`).
  *
  * Values are delivered on the client's delivery thread for the
  * subscription, as they arrive: a slow observer makes messages wait in the
@@ -371,9 +376,11 @@ int sk_nats_publish_encoded(sk_signal **out, sk_signal *signal, natsConnection *
  * - the server says no subscriber listens on `subject`:
  *   `"sk_nats_request: no responders for 'x' (nats: No responders
  *   available for request)"`;
- * - the client refuses the subscription or the publish (a payload too
- *   large, a closed connection): `"sk_nats_request: cannot publish the
- *   request to 'x' (nats: Connection Closed)"`;
+ * - the client refuses the subscription to the reply inbox (a closed
+ *   connection): `"sk_nats_request: cannot subscribe to the reply inbox
+ *   of 'x' (nats: Connection Closed)"`; or the publish (a payload too
+ *   large): `"sk_nats_request: cannot publish the request to 'x' (nats:
+ *   Maximum Payload Exceeded)"`;
  * - the connection closes while it waits.
  *
  * Disposing unsubscribes the inbox; a reply that comes later is dropped by
@@ -450,7 +457,11 @@ int sk_nats_request(sk_signal **out, natsConnection *connection, const char *sub
  * ("sk_signal_merge_map_bounded: overflow: ...", SK_OVERFLOW_ERROR); or
  * the client's delivery thread waits for room (SK_OVERFLOW_BLOCK):
  * requests then wait in the client, up to its pending limits, beyond which
- * the slow-consumer error of sk_nats_subject() ends the service.
+ * the slow-consumer error of sk_nats_subject() ends the service. While that
+ * thread waits it hears nothing else: a connection closed meanwhile ends
+ * the service only once a handler's signal ends and gives room back (a
+ * handler's signal that never ends keeps it waiting; dispose the service,
+ * or give the handlers' signals a timeout).
  *
  * The service never completes by itself. It ends with an error value,
  * after which the running handlers' signals are disposed and the requests
@@ -645,8 +656,9 @@ typedef enum sk_nats_ack_kind {
  * @return SK_OK; SK_ERR_NULL_ARGUMENT if `out`, `connection`, `durable` or
  *         `subject` is NULL; SK_ERR_INVALID_ARGUMENT for a `capacity` of
  *         0, a `shape` or `ack` out of its enum, SK_NATS_PAYLOAD with
- *         SK_NATS_ACK_EXPLICIT; SK_ERR_NO_MEMORY; SK_ERR_RESOURCE when
- *         the system refuses the signal's own queue.
+ *         SK_NATS_ACK_EXPLICIT; SK_ERR_WRONG_KIND if `queue` is a handle
+ *         of another kind; SK_ERR_NO_MEMORY; SK_ERR_RESOURCE when the
+ *         system refuses the signal's own queue.
  * @par Thread safety
  *   Any thread. A start binds on the starting thread (and fails there);
  *   values and errors are delivered on `queue`; the acknowledgements of
@@ -761,6 +773,7 @@ int sk_nats_ack(const sk_value *message, sk_nats_ack_kind kind);
  *         `subject` is NULL; SK_ERR_INVALID_ARGUMENT for a `subject` no
  *         message may be published to, a `window` or `attempts` of 0 or an
  *         `ack_wait` that is not > 0 and finite (or above 2^31 ms);
+ *         SK_ERR_WRONG_KIND if `signal` is a handle of another kind;
  *         SK_ERR_NO_MEMORY.
  * @par Thread safety
  *   Any thread. Values are published on the thread that delivers them

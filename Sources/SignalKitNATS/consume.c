@@ -549,6 +549,10 @@ SK_NATS_EXPORT int sk_nats_js_consume(sk_signal **out, natsConnection *connectio
     if (shape != SK_NATS_MESSAGE && shape != SK_NATS_PAYLOAD) {
         return sk_nats__fail(SK_ERR_INVALID_ARGUMENT, "%s: shape %d is no sk_nats_shape", function, (int)shape);
     }
+    int kind = sk_nats__check_queue(function, "queue", queue);
+    if (kind != SK_OK) {
+        return kind;
+    }
     if (ack != SK_NATS_ACK_AFTER_NEXT && ack != SK_NATS_ACK_EXPLICIT) {
         return sk_nats__fail(SK_ERR_INVALID_ARGUMENT, "%s: ack %d is no sk_nats_ack_mode", function, (int)ack);
     }

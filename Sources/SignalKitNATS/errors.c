@@ -35,6 +35,40 @@ int sk_nats__fail_core(int status, const char *function) {
     return sk_nats__fail(status, "%s: %s", function, message);
 }
 
+/* A handle the core's retain refused (sk_signal_retain(), sk_queue_retain():
+ * another kind of handle, or with handle checking on a released one): its
+ * status, with the core's words under the argument's name. */
+static int sk_nats__refused_handle(const char *function, const char *name) {
+    const char *message = sk_last_error_message();
+    int status = strstr(message, "already released") != NULL ? SK_ERR_RELEASED : SK_ERR_WRONG_KIND;
+    const char *rest = strstr(message, ": ");
+    return sk_nats__fail(status, "%s: %s: %s", function, name, rest != NULL ? rest + 2 : message);
+}
+
+int sk_nats__check_signal(const char *function, const char *name, sk_signal *signal) {
+    if (signal == NULL) {
+        return SK_OK;
+    }
+    sk_signal *kept = sk_signal_retain(signal);
+    if (kept == NULL) {
+        return sk_nats__refused_handle(function, name);
+    }
+    sk_signal_release(kept);
+    return SK_OK;
+}
+
+int sk_nats__check_queue(const char *function, const char *name, sk_queue *queue) {
+    if (queue == NULL) {
+        return SK_OK;
+    }
+    sk_queue *kept = sk_queue_retain(queue);
+    if (kept == NULL) {
+        return sk_nats__refused_handle(function, name);
+    }
+    sk_queue_release(kept);
+    return SK_OK;
+}
+
 void sk_nats__words(char *buffer, size_t size, natsStatus status) {
     const char *text = natsStatus_GetText(status);
     natsStatus last = NATS_OK;

@@ -25,6 +25,12 @@ int sk_nats__fail(int status, const char *format, ...) __attribute__((format(pri
 /* The same with the core's last message, after a failing signalkit.h call
  * made for `function` (the user's call), and returns `status`. */
 int sk_nats__fail_core(int status, const char *function);
+/* SK_OK when `signal` (`queue`), the argument `name` of `function`, is
+ * NULL (the caller checks NULLs) or a live handle of its kind; otherwise
+ * SK_ERR_WRONG_KIND (SK_ERR_RELEASED for a released handle, with handle
+ * checking on) with the last error set. */
+int sk_nats__check_signal(const char *function, const char *name, sk_signal *signal);
+int sk_nats__check_queue(const char *function, const char *name, sk_queue *queue);
 /* Writes the client's words for `status` into `buffer`: "nats: <text>",
  * or "nats: <text>: <detail>" when the calling thread's last libnats error
  * is that status and says more (nats_GetLastError()). */

@@ -561,6 +561,10 @@ static int sk_nats__js_publish_check(const char *function, sk_signal **out, sk_s
     if (missing != NULL) {
         return sk_nats__fail(SK_ERR_NULL_ARGUMENT, "%s: %s is NULL", function, missing);
     }
+    int kind = sk_nats__check_signal(function, "signal", signal);
+    if (kind != SK_OK) {
+        return kind;
+    }
     if (sk_nats__check_publish_subject(function, subject) != SK_OK) {
         return SK_ERR_INVALID_ARGUMENT;
     }

@@ -13,6 +13,7 @@
  * lets the subscriber go. So the message handler never sees freed memory,
  * whichever of a dispose, the connection's close or a slow-consumer error
  * comes first. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -69,22 +70,31 @@ static void sk_nats__subscription_release(void *ctx) {
 }
 
 /* Reports the client's drops, if any, as the subscription's error; true
- * when it did. On the delivery thread. */
-static bool sk_nats__report_drops(sk_nats__subscription *s, natsSubscription *sub) {
+ * when it did. The messages the client still holds (and the one in hand,
+ * `in_hand`: the message whose delivery found the drops) go with the
+ * stream's end, and the error counts them too: every message is delivered
+ * or counted. On the delivery thread. */
+static bool sk_nats__report_drops(sk_nats__subscription *s, natsSubscription *sub, int in_hand) {
     int64_t dropped = 0;
     if (natsSubscription_GetDropped(sub, &dropped) != NATS_OK || dropped <= 0) {
         return false;
     }
-    int limit = 0;
+    int limit = 0, held = 0;
     (void)natsSubscription_GetPendingLimits(sub, &limit, NULL);
+    (void)natsSubscription_GetPending(sub, &held, NULL);
+    held += in_hand;
     s->ended = true;
     /* Unsubscribed before the error is delivered: on the server, the
      * interest is gone once the connection has sent it. */
     (void)natsSubscription_Unsubscribe(sub);
+    char also[96] = "";
+    if (held > 0) {
+        snprintf(also, sizeof also, ", and the stream's end lets go of the %d it still held", held);
+    }
     sk_nats__put_error(s->subscriber,
                        "%s: slow consumer on '%s': the client dropped %lld messages "
-                       "beyond its pending limit of %d (nats: %s)",
-                       s->signal->function, s->signal->subject, (long long)dropped, limit,
+                       "beyond its pending limit of %d%s (nats: %s)",
+                       s->signal->function, s->signal->subject, (long long)dropped, limit, also,
                        natsStatus_GetText(NATS_SLOW_CONSUMER));
     return true;
 }
@@ -92,7 +102,7 @@ static bool sk_nats__report_drops(sk_nats__subscription *s, natsSubscription *su
 static void sk_nats__on_message(natsConnection *connection, natsSubscription *sub, natsMsg *msg, void *closure) {
     sk_nats__subscription *s = closure;
     (void)connection;
-    if (s->ended || sk_nats__report_drops(s, sub)) {
+    if (s->ended || sk_nats__report_drops(s, sub, 1)) {
         natsMsg_Destroy(msg);
         return;
     }
@@ -111,7 +121,7 @@ static void sk_nats__on_message(natsConnection *connection, natsSubscription *su
 
 static void sk_nats__on_complete(void *closure) {
     sk_nats__subscription *s = closure;
-    if (!s->ended && !atomic_load(&s->disposed) && !sk_nats__report_drops(s, s->sub)) {
+    if (!s->ended && !atomic_load(&s->disposed) && !sk_nats__report_drops(s, s->sub, 0)) {
         natsConnection *connection = s->signal->connection;
         natsStatus why = natsConnection_IsClosed(connection)     ? NATS_CONNECTION_CLOSED
                          : natsConnection_IsDraining(connection) ? NATS_DRAINING

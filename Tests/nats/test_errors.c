@@ -153,6 +153,25 @@ Test(nats_errors, bad_arguments_are_refused_with_a_message, .timeout = 60) {
     cr_assert_str_eq(sk_nats_last_error_message(), "sk_nats_request: payload is neither a string nor bytes");
     cr_assert_eq(sk_nats_request(&signal, connection, "x", NULL, -1.0, SK_NATS_PAYLOAD), SK_ERR_INVALID_ARGUMENT);
     cr_assert_eq(sk_nats_request(&signal, connection, "x", NULL, INFINITY, SK_NATS_PAYLOAD), SK_ERR_INVALID_ARGUMENT);
+
+    /* A handle of another kind is refused at the call, as signalkit.h's
+     * functions refuse one (before, js_publish took a queue for its signal
+     * and js_consume a signal for its queue: each failed at its start or
+     * first delivery, in words that did not name the mistake). */
+    sk_queue *queue = NULL;
+    cr_assert_eq(sk_queue_create(&queue, "nats_errors.kinds"), SK_OK);
+    cr_assert_eq(sk_nats_js_publish(&signal, (sk_signal *)queue, connection, NULL, "x", NULL, 4, 1.0, 1),
+                 SK_ERR_WRONG_KIND);
+    cr_assert_null(signal);
+    cr_assert_str_eq(sk_nats_last_error_message(),
+                     "sk_nats_js_publish: signal: the handle is not a signal (nothing was released or retained)");
+    cr_assert_eq(sk_nats_js_consume(&signal, connection, NULL, "S", "d", "x", SK_NATS_MESSAGE, SK_NATS_ACK_AFTER_NEXT,
+                                    (sk_queue *)never, 4),
+                 SK_ERR_WRONG_KIND);
+    cr_assert_null(signal);
+    cr_assert_str_eq(sk_nats_last_error_message(),
+                     "sk_nats_js_consume: queue: the handle is not a queue (nothing was released or retained)");
+    sk_queue_release(queue);
     sk_signal_release(never);
     cr_assert_eq(nats_wait_live_objects(0), 0);
 }

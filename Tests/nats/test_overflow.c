@@ -225,6 +225,19 @@ Test(nats_overflow, client_slow_consumer_is_an_error, .timeout = 120) {
     }
     long delivered = s.count;
     pthread_mutex_unlock(&s.mutex);
+    /* Every message is delivered or counted in the error: those the client
+     * dropped, and those it still held when the error ended the stream
+     * (before, these went unseen and uncounted). */
+    long long dropped = 0;
+    int held = 0;
+    const char *at = strstr(s.error, "dropped ");
+    cr_assert(at != NULL && sscanf(at, "dropped %lld messages", &dropped) == 1, "%s", s.error);
+    at = strstr(s.error, "lets go of the ");
+    if (at != NULL) {
+        cr_assert_eq(sscanf(at, "lets go of the %d", &held), 1, "%s", s.error);
+    }
+    cr_assert_eq(delivered + dropped + held, COUNT, "%ld delivered, %lld dropped, %d held: %s", delivered, dropped,
+                 held, s.error);
     printf("nats_overflow::client_slow_consumer_is_an_error: %ld delivered, then \"%s\"\n", delivered, s.error);
     cr_assert_eq(natsConnection_Flush(connection), NATS_OK);
     cr_assert_eq(nats_server_subscriptions(&server, "client.slow"), 0);
