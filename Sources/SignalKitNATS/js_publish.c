@@ -24,16 +24,18 @@
  * A closed connection: libnats tells the outcome of a publish through the
  * context's reply subscription, which a close ends, so the publishes
  * awaited then would never end, nor would a producer waiting for room in
- * the window. While publishes are awaited, a watch on the publisher's
- * queue looks at the connection every SK_NATS__CLOSE_WATCH seconds; once it
- * is closed, the stream ends with an error and the watch takes the awaited
+ * the window. From the first publish, a repeating timer on the
+ * publisher's queue (the watch) looks at the connection every
+ * SK_NATS__CLOSE_WATCH seconds; once it is closed while publishes are
+ * awaited, the stream ends with an error and the watch takes the awaited
  * messages back from libnats (js_PublishAsyncGetPendingList: each message
- * is either returned there or given to the handler, never both).
+ * is either returned there or given to the handler, never both). The watch
+ * is stopped as soon as the stream has ended and nothing is awaited.
  *
  * Lifetimes. A start's context is counted: the dispose action's
  * reference, the upstream observer's, one per publish awaiting its
- * outcome, and the watch's while it is scheduled. The last one destroys
- * the jsCtx (libnats allows it from inside its handler), so the context
+ * outcome, and the watch's until it is stopped. The last one destroys the
+ * jsCtx (libnats allows it from inside its handler), so the context
  * outlives every call of the handler. */
 #include <pthread.h>
 #include <stdio.h>
@@ -78,8 +80,9 @@ typedef struct sk_nats__js_publish {
     size_t awaiting;
     uint64_t published;
     bool upstream_done;
-    bool ended;    /* a terminal event was put, or disposed: no more retries */
-    bool watching; /* the close watch is scheduled */
+    bool ended;           /* a terminal event was put, or disposed: no more retries */
+    bool watch_started;   /* the close watch was started (or refused) */
+    sk_disposable *watch; /* the close watch's timer, until stopped */
 } sk_nats__js_publish;
 
 static void sk_nats__js_publisher_release(void *ctx) {
@@ -155,6 +158,8 @@ static void sk_nats__remove(sk_nats__js_publish *p, sk_nats__awaited *slot) {
 
 /* Ending ---------------------------------------------------------------- */
 
+static void sk_nats__watch_stop_if_done(sk_nats__js_publish *p);
+
 /* Ends the stream with `text` (once) and disposes the upstream. */
 static void sk_nats__js_fail(sk_nats__js_publish *p, const char *format, ...) __attribute__((format(printf, 2, 3)));
 static void sk_nats__js_fail(sk_nats__js_publish *p, const char *format, ...) {
@@ -173,6 +178,7 @@ static void sk_nats__js_fail(sk_nats__js_publish *p, const char *format, ...) {
     va_end(args);
     sk_nats__put_error(p->subscriber, "%s", text);
     sk_disposable_dispose(p->upstream);
+    sk_nats__watch_stop_if_done(p);
 }
 
 /* One publish is over (acknowledged, failed, or given up after the end):
@@ -195,6 +201,7 @@ static void sk_nats__js_done(sk_nats__js_publish *p, natsMsg *msg) {
     if (complete) {
         (void)sk_subscriber_put_completion(p->subscriber);
     }
+    sk_nats__watch_stop_if_done(p);
     sk_nats__js_publish_release(p);
 }
 
@@ -319,56 +326,60 @@ static void sk_nats__on_ack(jsCtx *js, natsMsg *msg, jsPubAck *ack, jsPubAckErr 
 
 /* The close watch -------------------------------------------------------- */
 
-static void sk_nats__watch_run(void *ctx);
-
-/* Schedules the watch (`watching` was set under the mutex by the caller)
- * with a reference of its own; a queue that refuses it leaves the watch
- * off. */
-static void sk_nats__watch_schedule(sk_nats__js_publish *p) {
-    atomic_fetch_add(&p->references, 1);
-    if (sk_queue_after(p->publisher->queue, SK_NATS__CLOSE_WATCH, sk_nats__watch_run, p, sk_nats__js_publish_release) !=
-        SK_OK) {
-        pthread_mutex_lock(&p->mutex);
-        p->watching = false;
-        pthread_mutex_unlock(&p->mutex);
+/* Stops the watch once the stream has ended and no publish is awaited
+ * (its timer's release then drops the watch's reference). */
+static void sk_nats__watch_stop_if_done(sk_nats__js_publish *p) {
+    pthread_mutex_lock(&p->mutex);
+    sk_disposable *watch = NULL;
+    if (p->ended && p->awaiting == 0) {
+        watch = p->watch;
+        p->watch = NULL;
+    }
+    pthread_mutex_unlock(&p->mutex);
+    if (watch != NULL) {
+        sk_disposable_dispose(watch);
+        sk_disposable_release(watch);
     }
 }
 
-/* The watch: while publishes are awaited, each look at a connection still
- * open schedules the next; a closed one ends the stream and takes the
- * awaited messages back. */
-static void sk_nats__watch_run(void *ctx) {
+/* One look at the connection: closed while publishes are awaited, the
+ * stream ends and the awaited messages are taken back from libnats. */
+static void sk_nats__watch_tick(void *ctx) {
     sk_nats__js_publish *p = ctx;
     pthread_mutex_lock(&p->mutex);
-    bool go_on = p->awaiting > 0;
-    if (!go_on) {
-        p->watching = false;
-    }
+    size_t awaited = p->awaiting;
     pthread_mutex_unlock(&p->mutex);
-    if (!go_on) {
-        return;
+    if (awaited > 0 && natsConnection_Status(p->publisher->connection) == NATS_CONN_STATUS_CLOSED) {
+        sk_nats__js_fail(p, "sk_nats_js_publish: the connection was closed while %zu message%s to '%s' awaited "
+                            "%s acknowledgement (nats: %s)",
+                         awaited, awaited == 1 ? "" : "s", p->publisher->subject, awaited == 1 ? "its" : "their",
+                         natsStatus_GetText(NATS_CONNECTION_CLOSED));
+        natsMsgList pending = { NULL, 0 };
+        if (js_PublishAsyncGetPendingList(&pending, p->js) == NATS_OK) {
+            for (int i = 0; i < pending.Count; i++) {
+                natsMsg *msg = pending.Msgs[i];
+                pending.Msgs[i] = NULL;
+                sk_nats__js_done(p, msg);
+            }
+            natsMsgList_Destroy(&pending);
+        }
     }
-    if (natsConnection_Status(p->publisher->connection) != NATS_CONN_STATUS_CLOSED) {
-        sk_nats__watch_schedule(p);
-        return;
+    sk_nats__watch_stop_if_done(p);
+}
+
+/* Starts the watch (once, at the first publish) with a reference of its
+ * own; a refused timer leaves the watch off. */
+static void sk_nats__watch_start(sk_nats__js_publish *p) {
+    atomic_fetch_add(&p->references, 1);
+    sk_disposable *watch = NULL;
+    if (sk_timer_start(&watch, p->publisher->queue, SK_NATS__CLOSE_WATCH, true, sk_nats__watch_tick, p,
+                       sk_nats__js_publish_release) != SK_OK) {
+        return; /* its release dropped the reference */
     }
     pthread_mutex_lock(&p->mutex);
-    size_t awaited = p->awaiting;
-    p->watching = false;
+    p->watch = watch;
     pthread_mutex_unlock(&p->mutex);
-    sk_nats__js_fail(p, "sk_nats_js_publish: the connection was closed while %zu message%s to '%s' awaited %s "
-                        "acknowledgement (nats: %s)",
-                     awaited, awaited == 1 ? "" : "s", p->publisher->subject, awaited == 1 ? "its" : "their",
-                     natsStatus_GetText(NATS_CONNECTION_CLOSED));
-    natsMsgList pending = { NULL, 0 };
-    if (js_PublishAsyncGetPendingList(&pending, p->js) == NATS_OK) {
-        for (int i = 0; i < pending.Count; i++) {
-            natsMsg *msg = pending.Msgs[i];
-            pending.Msgs[i] = NULL;
-            sk_nats__js_done(p, msg);
-        }
-        natsMsgList_Destroy(&pending);
-    }
+    sk_nats__watch_stop_if_done(p); /* the stream may have ended meanwhile */
 }
 
 /* The upstream's observer ------------------------------------------------ */
@@ -409,12 +420,12 @@ static void sk_nats__js_next(void *ctx, const sk_value *value) {
         p->awaiting++;
         atomic_fetch_add(&p->references, 1);
         sk_nats__insert(p, msg, number); /* before the publish: its handler may run first */
-        watch = !p->watching;
-        p->watching = true;
+        watch = !p->watch_started;
+        p->watch_started = true;
     }
     pthread_mutex_unlock(&p->mutex);
     if (watch) {
-        sk_nats__watch_schedule(p);
+        sk_nats__watch_start(p);
     }
     if (status == NATS_OK) {
         natsMsg *sent = msg;
@@ -444,6 +455,7 @@ static void sk_nats__js_error(void *ctx, const sk_value *error) {
     if (first) {
         (void)sk_subscriber_put_error(p->subscriber, error);
     }
+    sk_nats__watch_stop_if_done(p);
 }
 
 static void sk_nats__js_completed(void *ctx) {
@@ -458,6 +470,7 @@ static void sk_nats__js_completed(void *ctx) {
     if (complete) {
         (void)sk_subscriber_put_completion(p->subscriber);
     }
+    sk_nats__watch_stop_if_done(p);
 }
 
 static void sk_nats__js_dispose(void *ctx) {
@@ -467,6 +480,7 @@ static void sk_nats__js_dispose(void *ctx) {
     pthread_cond_broadcast(&p->changed);
     pthread_mutex_unlock(&p->mutex);
     sk_disposable_dispose(p->upstream);
+    sk_nats__watch_stop_if_done(p);
 }
 
 static sk_disposable *sk_nats__js_publish_start(void *ctx, sk_subscriber *subscriber) {
