@@ -458,10 +458,10 @@ int sk_nats_request(sk_signal **out, natsConnection *connection, const char *sub
  * the client's delivery thread waits for room (SK_OVERFLOW_BLOCK):
  * requests then wait in the client, up to its pending limits, beyond which
  * the slow-consumer error of sk_nats_subject() ends the service. While that
- * thread waits it hears nothing else: a connection closed meanwhile ends
- * the service only once a handler's signal ends and gives room back (a
- * handler's signal that never ends keeps it waiting; dispose the service,
- * or give the handlers' signals a timeout).
+ * thread waits it hears nothing else, so with SK_OVERFLOW_BLOCK the bridge
+ * looks at the connection every 0.25 s (a timer on a serial queue of the
+ * service's own): a connection closed meanwhile still ends the service
+ * with the closing error below.
  *
  * The service never completes by itself. It ends with an error value,
  * after which the running handlers' signals are disposed and the requests

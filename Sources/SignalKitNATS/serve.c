@@ -255,6 +255,97 @@ static void sk_nats__serve_drop(void *ctx, const sk_value *request, uint64_t dro
     service->on_drop(service->ctx, request, dropped);
 }
 
+/* The close watch of a service whose overflow is SK_OVERFLOW_BLOCK: the
+ * client's delivery thread waits in merge_map's put for room, and hears
+ * nothing else meanwhile, the connection's close included. A signal that
+ * never emits looks at the connection every SK_NATS__SERVE_WATCH seconds
+ * and fails with the subscription's closing error once it is closed;
+ * sk_signal_take_until_signal() passes that error on and disposes
+ * merge_map's subscription, which ends the wait. */
+#define SK_NATS__SERVE_WATCH 0.25
+
+typedef struct sk_nats__serve_watch {
+    atomic_long references; /* the watch signal's, and each running look's */
+    natsConnection *connection;
+    char *subject;
+    sk_queue *queue; /* where the timers run */
+} sk_nats__serve_watch;
+
+typedef struct sk_nats__serve_look {
+    sk_nats__serve_watch *watch;
+    sk_subscriber *subscriber;
+    bool said; /* the error was put: on the timer's queue only */
+} sk_nats__serve_look;
+
+static void sk_nats__serve_watch_release(void *ctx) {
+    sk_nats__serve_watch *watch = ctx;
+    if (atomic_fetch_sub(&watch->references, 1) != 1) {
+        return;
+    }
+    sk_queue_release(watch->queue);
+    free(watch->subject);
+    free(watch);
+}
+
+static void sk_nats__serve_look_release(void *ctx) {
+    sk_nats__serve_look *look = ctx;
+    sk_subscriber_release(look->subscriber);
+    sk_nats__serve_watch_release(look->watch);
+    free(look);
+}
+
+static void sk_nats__serve_look_at(void *ctx) {
+    sk_nats__serve_look *look = ctx;
+    if (look->said || natsConnection_Status(look->watch->connection) != NATS_CONN_STATUS_CLOSED) {
+        return;
+    }
+    look->said = true;
+    sk_nats__put_error(look->subscriber, "sk_nats_serve: the subscription to '%s' was closed by the client (nats: %s)",
+                       look->watch->subject, natsStatus_GetText(NATS_CONNECTION_CLOSED));
+}
+
+static sk_disposable *sk_nats__serve_watch_start(void *ctx, sk_subscriber *subscriber) {
+    sk_nats__serve_watch *watch = ctx;
+    sk_nats__serve_look *look = calloc(1, sizeof *look);
+    if (look == NULL) {
+        return NULL; /* no watch: the service is heard as without one */
+    }
+    atomic_fetch_add(&watch->references, 1);
+    look->watch = watch;
+    look->subscriber = sk_subscriber_retain(subscriber);
+    sk_disposable *timer = NULL;
+    if (sk_timer_start(&timer, watch->queue, SK_NATS__SERVE_WATCH, true, sk_nats__serve_look_at, look,
+                       sk_nats__serve_look_release) != SK_OK) {
+        return NULL; /* its release ran */
+    }
+    return timer;
+}
+
+/* `served` watched as above (+1 in `out`), or `served` itself (retained)
+ * when the watch cannot be made. */
+static sk_signal *sk_nats__serve_watched(sk_signal *served, natsConnection *connection, const char *subject) {
+    sk_nats__serve_watch *watch = calloc(1, sizeof *watch);
+    bool failed = watch == NULL;
+    if (!failed) {
+        atomic_init(&watch->references, 1);
+        watch->connection = connection;
+        watch->subject = sk_nats__strdup(subject, &failed);
+        failed = failed || sk_queue_create(&watch->queue, "sk_nats_serve") != SK_OK;
+    }
+    sk_signal *watcher = NULL, *watched = NULL;
+    if (failed || sk_signal_create(&watcher, sk_nats__serve_watch_start, watch, sk_nats__serve_watch_release) != SK_OK) {
+        if (failed && watch != NULL) {
+            sk_nats__serve_watch_release(watch);
+        }
+        return sk_signal_retain(served);
+    }
+    if (sk_signal_take_until_signal(&watched, served, watcher) != SK_OK) {
+        watched = sk_signal_retain(served);
+    }
+    sk_signal_release(watcher);
+    return watched;
+}
+
 SK_NATS_EXPORT int sk_nats_serve(sk_signal **out, natsConnection *connection, const char *subject,
                                  const char *queue_group, size_t max_concurrent, size_t capacity, sk_overflow overflow,
                                  sk_signal_fn handler, sk_drop_fn on_drop, void *ctx, sk_release_fn release) {
@@ -312,6 +403,10 @@ SK_NATS_EXPORT int sk_nats_serve(sk_signal **out, natsConnection *connection, co
                                          sk_nats__service_release);
     if (status != SK_OK) {
         status = sk_nats__fail_core(status, function);
+    } else if (overflow == SK_OVERFLOW_BLOCK) {
+        sk_signal *served = *out;
+        *out = sk_nats__serve_watched(served, connection, subject);
+        sk_signal_release(served);
     }
     sk_signal_release(requests);
     return status;

@@ -550,6 +550,64 @@ Test(nats_serve, dispose_leaves_no_interest_and_nothing_alive, .timeout = 120) {
     nats_server_stop(&server);
 }
 
+/* A handler whose signal never ends, counting its calls. */
+static sk_signal *stuck_handler(void *ctx, const sk_value *request) {
+    (void)request;
+    waiter_add(ctx, 1);
+    sk_signal *never = NULL;
+    cr_assert_eq(sk_signal_never(&never), SK_OK);
+    return never;
+}
+
+/* SK_OVERFLOW_BLOCK, full (one handler's signal running for good, one
+ * request waiting, the client's delivery thread waiting for room with the
+ * next): the connection's close still ends the service, in the
+ * subscription's words. The waiting thread hears nothing: before, the
+ * service went on until disposed (an acceptance program, 6 of 6 runs). */
+Test(nats_serve, a_full_blocking_service_hears_the_connection_close, .timeout = 120) {
+    long live = sk_live_objects();
+    nats_server server;
+    nats_server_start(&server);
+    natsConnection *service_connection = nats_connect(&server, 0);
+    natsConnection *client = nats_connect(&server, 0);
+    waiter calls;
+    waiter_init(&calls);
+    sk_signal *signal = NULL;
+    cr_assert_eq(sk_nats_serve(&signal, service_connection, "svc.full", NULL, 1, 1, SK_OVERFLOW_BLOCK, stuck_handler,
+                               NULL, &calls, NULL),
+                 SK_OK);
+    recorder r;
+    recorder_init(&r);
+    sk_observer observer = recorder_observer(&r);
+    sk_disposable *d = NULL;
+    cr_assert_eq(sk_signal_start(&d, signal, &observer), SK_OK);
+    cr_assert_eq(natsConnection_Flush(service_connection), NATS_OK);
+    for (int i = 0; i < 10; i++) {
+        cr_assert_eq(natsConnection_PublishRequestString(client, "svc.full", "_INBOX.nobody", "stuck"), NATS_OK);
+    }
+    cr_assert_eq(natsConnection_Flush(client), NATS_OK);
+    cr_assert(waiter_wait(&calls, 1), "the handler was never called");
+    natsConnection_Close(service_connection);
+    cr_assert(recorder_wait(&r, &r.errors, 1), "no error after the close");
+    cr_assert_eq(waiter_get(&calls), 1, "a second handler ran: the service was not full");
+    pthread_mutex_lock(&r.mutex);
+    cr_assert_str_eq(r.error, "sk_nats_serve: the subscription to 'svc.full' was closed by the client (nats: "
+                              "Connection Closed)");
+    pthread_mutex_unlock(&r.mutex);
+    sk_disposable_release(d);
+    sk_signal_release(signal);
+    cr_assert(recorder_wait(&r, &r.releases, 1));
+    recorder_destroy(&r);
+    if (nats_wait_live_objects(live) != live) {
+        sk_live_objects_print(stderr);
+    }
+    cr_assert_eq(sk_live_objects(), live);
+    waiter_destroy(&calls);
+    natsConnection_Destroy(client);
+    natsConnection_Destroy(service_connection);
+    nats_server_stop(&server);
+}
+
 /* --- Refused arguments ------------------------------------------------------- */
 
 Test(nats_serve, bad_arguments_are_refused_with_a_message, .timeout = 60) {
