@@ -92,3 +92,35 @@ pub fn live_objects() -> i64 {
     // Safety: no argument.
     i64::from(unsafe { sys::sk_live_objects() })
 }
+
+/// Waits until at most `at_most` library objects are alive and no release
+/// of the library's runs, or `timeout` has passed (`sk_live_objects_wait`):
+/// for leak checks and the end of a test or a program, since a
+/// subscription whose last event came from a library thread is released
+/// there a moment after its callback returned. Woken by the releases
+/// themselves, no polling; `Ok` at once when the count is low enough. An
+/// `Err` with `SK_ERR_BUSY` when the time passed first (its message says
+/// how many objects are alive). Blocks the calling thread; called from a
+/// callback of the library it cannot see that callback's own subscription
+/// released (concepts.md, "Where a call can wait").
+///
+/// ```
+/// use std::time::Duration;
+/// let before = rsignalkit::live_objects();
+/// let pipe = rsignalkit::Pipe::<i64>::new().unwrap();
+/// let queue = rsignalkit::Queue::serial("waits").unwrap();
+/// let subscription = pipe.signal().deliver_on(&queue).start(rsignalkit::Observer::new()).unwrap();
+/// pipe.put(1).unwrap();
+/// drop(subscription);
+/// drop(pipe);
+/// drop(queue);
+/// rsignalkit::live_objects_wait(before, Duration::from_secs(30)).unwrap();
+/// assert_eq!(rsignalkit::live_objects(), before);
+/// let busy = rsignalkit::live_objects_wait(-1, Duration::ZERO).unwrap_err();
+/// assert_eq!(busy.status(), rsignalkit::sys::SK_ERR_BUSY);
+/// ```
+pub fn live_objects_wait(at_most: i64, timeout: std::time::Duration) -> Result<(), Error> {
+    let at_most = std::os::raw::c_long::try_from(at_most).unwrap_or(std::os::raw::c_long::MAX);
+    // Safety: plain values; the call blocks this thread only.
+    error::check(unsafe { sys::sk_live_objects_wait(at_most, timeout.as_secs_f64()) })
+}
