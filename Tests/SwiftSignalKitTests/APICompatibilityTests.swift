@@ -68,6 +68,15 @@ final class APICompatibilityTests: XCTestCase {
         lock.locked {}
         try? lock.throwingLocked {}
 
+        // OSUnfairLock.swift (the newest original's)
+        let unfair: OSUnfairLock = createOSUnfairLock()
+        unfair.lock()
+        unfair.unlock()
+        if unfair.tryLock() {
+            unfair.unlock()
+        }
+        let _: Int = unfair.withLock { 1 }
+
         // Bag.swift
         let object = NSNullLike()
         let _: Int? = Weak(object).value.map { _ in 1 }
