@@ -509,8 +509,9 @@ int sk_nats_request(sk_signal **out, natsConnection *connection, const char *sub
  * @return SK_OK; SK_ERR_NULL_ARGUMENT if `out`, `connection`, `subject` or
  *         `handler` is NULL; SK_ERR_INVALID_ARGUMENT for a `max_concurrent`
  *         or `capacity` of 0 or an `overflow` that is no sk_overflow;
- *         SK_ERR_NO_MEMORY when the copies cannot be allocated. On error
- *         `release` has run.
+ *         SK_ERR_NO_MEMORY when the copies cannot be allocated;
+ *         SK_ERR_RESOURCE when the system refuses the queue of the close
+ *         watch (SK_OVERFLOW_BLOCK). On error `release` has run.
  * @par Thread safety
  *   Any thread. A start subscribes on the starting thread (a refused
  *   subscription's error is delivered there). `handler` runs on the

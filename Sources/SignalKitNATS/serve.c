@@ -308,7 +308,8 @@ static sk_disposable *sk_nats__serve_watch_start(void *ctx, sk_subscriber *subsc
     sk_nats__serve_watch *watch = ctx;
     sk_nats__serve_look *look = calloc(1, sizeof *look);
     if (look == NULL) {
-        return NULL; /* no watch: the service is heard as without one */
+        sk_nats__put_error(subscriber, "sk_nats_serve: out of memory for the watch of '%s'", watch->subject);
+        return NULL;
     }
     atomic_fetch_add(&watch->references, 1);
     look->watch = watch;
@@ -316,34 +317,48 @@ static sk_disposable *sk_nats__serve_watch_start(void *ctx, sk_subscriber *subsc
     sk_disposable *timer = NULL;
     if (sk_timer_start(&timer, watch->queue, SK_NATS__SERVE_WATCH, true, sk_nats__serve_look_at, look,
                        sk_nats__serve_look_release) != SK_OK) {
-        return NULL; /* its release ran */
+        /* Its release ran (`subscriber` stays borrowed for this call): the
+         * service ends, in the timer's words. */
+        sk_nats__put_error(subscriber, "sk_nats_serve: cannot watch the connection of '%s': %s", watch->subject,
+                           sk_last_error_message());
     }
     return timer;
 }
 
-/* `served` watched as above (+1 in `out`), or `served` itself (retained)
- * when the watch cannot be made. */
-static sk_signal *sk_nats__serve_watched(sk_signal *served, natsConnection *connection, const char *subject) {
+/* `served` watched as above, in `*out` (+1): SK_OK, or the status with the
+ * last error set in `function`'s name (nothing in `*out`). */
+static int sk_nats__serve_watched(const char *function, sk_signal **out, sk_signal *served,
+                                  natsConnection *connection, const char *subject) {
+    *out = NULL;
     sk_nats__serve_watch *watch = calloc(1, sizeof *watch);
     bool failed = watch == NULL;
     if (!failed) {
         atomic_init(&watch->references, 1);
         watch->connection = connection;
         watch->subject = sk_nats__strdup(subject, &failed);
-        failed = failed || sk_queue_create(&watch->queue, "sk_nats_serve") != SK_OK;
     }
-    sk_signal *watcher = NULL, *watched = NULL;
-    if (failed || sk_signal_create(&watcher, sk_nats__serve_watch_start, watch, sk_nats__serve_watch_release) != SK_OK) {
-        if (failed && watch != NULL) {
+    if (failed) {
+        if (watch != NULL) {
             sk_nats__serve_watch_release(watch);
         }
-        return sk_signal_retain(served);
+        return sk_nats__fail(SK_ERR_NO_MEMORY, "%s: out of memory for the watch of the connection", function);
     }
-    if (sk_signal_take_until_signal(&watched, served, watcher) != SK_OK) {
-        watched = sk_signal_retain(served);
+    int status = sk_queue_create(&watch->queue, "sk_nats_serve");
+    if (status != SK_OK) {
+        status = sk_nats__fail_core(status, function);
+        sk_nats__serve_watch_release(watch);
+        return status;
+    }
+    sk_signal *watcher = NULL;
+    status = sk_signal_create(&watcher, sk_nats__serve_watch_start, watch, sk_nats__serve_watch_release);
+    if (status == SK_OK) {
+        status = sk_signal_take_until_signal(out, served, watcher);
+    }
+    if (status != SK_OK) {
+        status = sk_nats__fail_core(status, function);
     }
     sk_signal_release(watcher);
-    return watched;
+    return status;
 }
 
 SK_NATS_EXPORT int sk_nats_serve(sk_signal **out, natsConnection *connection, const char *subject,
@@ -405,7 +420,7 @@ SK_NATS_EXPORT int sk_nats_serve(sk_signal **out, natsConnection *connection, co
         status = sk_nats__fail_core(status, function);
     } else if (overflow == SK_OVERFLOW_BLOCK) {
         sk_signal *served = *out;
-        *out = sk_nats__serve_watched(served, connection, subject);
+        status = sk_nats__serve_watched(function, out, served, connection, subject);
         sk_signal_release(served);
     }
     sk_signal_release(requests);

@@ -142,7 +142,8 @@ final class ThreadPoolCore: @unchecked Sendable {
 
     /// Waits up to `seconds` until every worker thread started on this core
     /// has left `run()` (the core closed, nothing left to run): true when
-    /// they have. For the tests.
+    /// they have. For the tests only (`ThreadPool.threadsExit`, package
+    /// access): no public call reaches it, and its deadline bounds it.
     func waitForWorkersToExit(seconds: Double) -> Bool {
         var deadline = timespec()
         clock_gettime(CLOCK_REALTIME, &deadline)

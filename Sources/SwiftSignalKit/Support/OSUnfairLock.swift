@@ -53,8 +53,10 @@ private final class _OSUnfairLock: OSUnfairLock, @unchecked Sendable {
     func lock() {
         let me = _OSUnfairLock.me()
         if self.holder.load(ordering: .relaxed) == me {
-            // The caller's mistake, which `os_unfair_lock` stops the
-            // process for too; waiting would be for ever. In words in
+            // Not the library's invariant: the caller's mistake, which the
+            // API cannot report (`lock()` returns nothing, as the
+            // original's), and which `os_unfair_lock` stops the process
+            // for too; the alternative is waiting for ever. In words in
             // every build (a precondition's message is not kept in -O).
             fatalError("OSUnfairLock: locked again by the thread that holds it (the lock is not recursive)")
         }
