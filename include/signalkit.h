@@ -34,7 +34,8 @@
  *   On error, the out parameter is set to NULL (or left nil for values), a
  *   message is available from sk_last_error_message() on the same thread, and
  *   nothing was retained.
- * - Callbacks: every callback set carries a `void *ctx` and an optional
+ * - Callbacks: every callback set carries a `void *ctx`, which the library
+ *   never dereferences (any value, NULL included), and an optional
  *   `release(ctx)` function. `release` runs exactly once, after the last
  *   callback of the set has returned; it also runs when the call that received
  *   it fails, on the calling thread, before that call returns. The failing
@@ -494,14 +495,16 @@ int sk_callback_fail(const sk_value *error);
 
 /**
  * @brief Makes `*out` nil.
- * @param[out] out  Overwritten without releasing what it held; NULL is ignored.
+ * @param[out] out  Receives the value (nothing to release); overwritten without
+ *                  releasing what it held; NULL is ignored.
  * @par Thread safety
  *   Any thread. Never fails.
  */
 void sk_value_set_nil(sk_value *out);
 /**
  * @brief Makes `*out` a bool.
- * @param[out] out  Overwritten without releasing what it held; NULL is ignored.
+ * @param[out] out  Receives the value (nothing to release); overwritten without
+ *                  releasing what it held; NULL is ignored.
  * @param value     The bool.
  * @par Thread safety
  *   Any thread. Never fails.
@@ -509,7 +512,8 @@ void sk_value_set_nil(sk_value *out);
 void sk_value_set_bool(sk_value *out, bool value);
 /**
  * @brief Makes `*out` an int64.
- * @param[out] out  Overwritten without releasing what it held; NULL is ignored.
+ * @param[out] out  Receives the value (nothing to release); overwritten without
+ *                  releasing what it held; NULL is ignored.
  * @param value     The integer.
  * @par Thread safety
  *   Any thread. Never fails.
@@ -517,7 +521,8 @@ void sk_value_set_bool(sk_value *out, bool value);
 void sk_value_set_int64(sk_value *out, int64_t value);
 /**
  * @brief Makes `*out` a double.
- * @param[out] out  Overwritten without releasing what it held; NULL is ignored.
+ * @param[out] out  Receives the value (nothing to release); overwritten without
+ *                  releasing what it held; NULL is ignored.
  * @param value     The double.
  * @par Thread safety
  *   Any thread. Never fails.
@@ -607,8 +612,8 @@ int sk_value_set_bytes(sk_value *out, const void *data, size_t length);
  * @param[out] out  Receives the new value (release it with
  *                  sk_value_release()); overwritten without releasing what it
  *                  held; nil on error.
- * @param items     Borrowed; heap kinds are retained. May be NULL only when
- *                  `count` is 0.
+ * @param items     Borrowed (copied: heap kinds are retained). May be NULL only
+ *                  when `count` is 0.
  * @param count     The number of items.
  * @return SK_OK; SK_ERR_NULL_ARGUMENT if `out` is NULL, or `items` is NULL
  *         with `count` not 0; SK_ERR_INVALID_ARGUMENT for a count larger
@@ -676,7 +681,8 @@ int sk_value_copy(sk_value *dst, const sk_value *src);
 
 /**
  * @brief Drops the reference `*value` holds, if any, and sets it to nil.
- * @param[in,out] value  The variable to release; NULL and nil are no-ops.
+ * @param[in,out] value  The variable to release: its reference is consumed and
+ *                       it is left nil; NULL and nil are no-ops.
  * @par Thread safety
  *   Any thread, but not thread-safe for the same sk_value variable.
  */
@@ -818,7 +824,8 @@ int sk_value_get_array_items(const sk_value *value, const sk_value **out, size_t
 /**
  * @brief Reads a user pointer.
  * @param value     Borrowed.
- * @param[out] out  Receives the pointer given to sk_value_set_pointer().
+ * @param[out] out  Receives the pointer given to sk_value_set_pointer() (nothing
+ *                  to release).
  * @return SK_OK; SK_ERR_NULL_ARGUMENT; SK_ERR_WRONG_KIND when `value` has
  *         another kind (nothing is converted); SK_ERR_INVALID_ARGUMENT,
  *         SK_ERR_RELEASED for a malformed or released value (see @ref values).
@@ -1222,7 +1229,7 @@ int sk_signal_start_failable(sk_disposable **out, sk_signal *signal, const sk_ob
 /**
  * @brief Adds a reference to a signal.
  * @param signal  Borrowed; gains one reference. NULL is a no-op.
- * @return `signal`.
+ * @return `signal` (+1: the reference gained).
  * @par Thread safety
  *   Any thread.
  */
@@ -1256,7 +1263,7 @@ void sk_signal_release(sk_signal *signal);
 /**
  * @brief Emits a value into a subscriber.
  * @param subscriber  Borrowed.
- * @param value       Borrowed; copied as needed.
+ * @param value       Borrowed (copied as needed).
  * @return SK_OK (also after a terminal event or disposal: then nothing
  *         happens); SK_ERR_NULL_ARGUMENT if `subscriber` or `value` is NULL;
  *         SK_ERR_WRONG_KIND if `subscriber` is a handle of another type;
@@ -1271,7 +1278,7 @@ int sk_subscriber_put_next(sk_subscriber *subscriber, const sk_value *value);
 /**
  * @brief Ends a subscription with an error.
  * @param subscriber  Borrowed.
- * @param error       Borrowed; copied as needed.
+ * @param error       Borrowed (copied as needed).
  * @return SK_OK (also after a terminal event or disposal: then nothing
  *         happens); SK_ERR_NULL_ARGUMENT if `subscriber` or `error` is NULL;
  *         SK_ERR_WRONG_KIND if `subscriber` is a handle of another type;
@@ -1305,9 +1312,9 @@ int sk_subscriber_put_completion(sk_subscriber *subscriber);
  * @brief Adds a reference to a subscriber (to emit after the generator has
  *        returned).
  * @param subscriber  Borrowed; gains one reference. NULL is a no-op.
- * @return `subscriber`; NULL, with nothing retained and the last error
- *         message set, for a handle of another type or, with handle checking
- *         on, a released one.
+ * @return `subscriber` (+1: the reference gained); NULL, with nothing
+ *         retained and the last error message set, for a handle of another
+ *         type or, with handle checking on, a released one.
  * @par Thread safety
  *   Any thread.
  */
@@ -1374,7 +1381,7 @@ void sk_disposable_dispose(sk_disposable *disposable);
 /**
  * @brief Adds a reference to a disposable.
  * @param disposable  Borrowed; gains one reference. NULL is a no-op.
- * @return `disposable`.
+ * @return `disposable` (+1: the reference gained).
  * @par Thread safety
  *   Any thread.
  */
@@ -1603,7 +1610,7 @@ int sk_pipe_signal(sk_signal **out, sk_pipe *pipe);
 /**
  * @brief Adds a reference to a pipe.
  * @param pipe  Borrowed; gains one reference. NULL is a no-op.
- * @return `pipe`.
+ * @return `pipe` (+1: the reference gained).
  * @par Thread safety
  *   Any thread.
  */
@@ -1678,7 +1685,7 @@ int sk_promise_get(sk_signal **out, sk_promise *promise);
 /**
  * @brief Adds a reference to a promise.
  * @param promise  Borrowed; gains one reference. NULL is a no-op.
- * @return `promise`.
+ * @return `promise` (+1: the reference gained).
  * @par Thread safety
  *   Any thread.
  */
@@ -1745,7 +1752,7 @@ int sk_value_promise_get(sk_signal **out, sk_value_promise *promise);
 /**
  * @brief Adds a reference to a value promise.
  * @param promise  Borrowed; gains one reference. NULL is a no-op.
- * @return `promise`.
+ * @return `promise` (+1: the reference gained).
  * @par Thread safety
  *   Any thread.
  */
@@ -2077,7 +2084,7 @@ bool sk_queue_is_current(sk_queue *queue);
 /**
  * @brief Adds a reference to a queue.
  * @param queue  Borrowed; gains one reference. NULL is a no-op.
- * @return `queue`.
+ * @return `queue` (+1: the reference gained).
  * @par Thread safety
  *   Any thread.
  */
@@ -2280,8 +2287,8 @@ int sk_set_thread_refused_hook(sk_work_fn hook, void *ctx);
  *
  * @param ctx       The operator's `ctx`.
  * @param value     Borrowed for the call.
- * @param[out] out  Nil on entry; receives the transformed value, whose
- *                  reference the library takes.
+ * @param[out] out  Nil on entry; receives the transformed value (+1, handed to
+ *                  the library).
  */
 typedef void (*sk_map_fn)(void *ctx, const sk_value *value, sk_value *out);
 /**
@@ -3060,9 +3067,8 @@ int sk_signal_ignore_values(sk_signal **out, sk_signal *signal);
  * @param ctx          The operator's `ctx`.
  * @param accumulator  Borrowed for the call.
  * @param value        Borrowed for the call.
- * @param[out] out     Nil on entry; receives the new accumulator, whose
- *                     reference the library takes (writing nothing makes it
- *                     nil). After a call of sk_callback_fail() during the
+ * @param[out] out     Nil on entry; receives the new accumulator (+1, handed to
+ *                     the library; writing nothing makes it nil). After a call of sk_callback_fail() during the
  *                     function, released: the subscription ends with that
  *                     error, without the accumulator (sk_signal_scan()
  *                     delivers no value for the call, sk_signal_reduce_left()

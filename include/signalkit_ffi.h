@@ -303,7 +303,7 @@ sk_ffi_type sk_ffi_signature_arg(const sk_ffi_signature *signature, size_t index
  * right after handing it over.
  *
  * @param signature  Borrowed; gains one reference. NULL is a no-op.
- * @return `signature`.
+ * @return `signature` (+1: the reference gained).
  * @par Thread safety
  *   Any thread.
  */
@@ -444,8 +444,8 @@ typedef void (*sk_ffi_fn)(void);
  * making the error of it, runs out of memory, the delivery still fails, with
  * MESSAGE `"(message lost: out of memory)"`.
  *
- * @param message  Borrowed, NUL-terminated UTF-8; NULL for none. Copied,
- *                 never truncated; a byte of it that belongs to no valid
+ * @param message  Borrowed (copied, never truncated), NUL-terminated UTF-8;
+ *                 may be NULL, for none. A byte of it that belongs to no valid
  *                 UTF-8 character is written in MESSAGE as a backslash, x
  *                 and two hexadecimal digits, so that the error is valid
  *                 UTF-8 (as sk_ffi_last_error_message() escapes bytes).
@@ -509,8 +509,8 @@ typedef struct sk_ffi_observer {
  *                  cancel, release it with sk_disposable_release(). May be
  *                  NULL.
  * @param signal    The signal to start. Borrowed.
- * @param observer  The callbacks. Copied (the struct may be on the stack);
- *                  its signatures are borrowed.
+ * @param observer  The callbacks. Copied (the struct may be on the stack); the
+ *                  signatures it names stay the caller's (see sk_ffi_observer).
  * @return SK_OK; SK_ERR_NULL_ARGUMENT (`signal`, `observer`, a function
  *         without its signature), SK_ERR_WRONG_KIND (`signal` is not a
  *         signal, a signature is not a signature), SK_ERR_RELEASED
@@ -728,7 +728,7 @@ uint64_t sk_ffi_trampoline_calls(sk_ffi_trampoline *trampoline);
 /**
  * @brief Adds a reference to a trampoline.
  * @param trampoline  Borrowed; gains one reference. NULL is a no-op.
- * @return `trampoline`.
+ * @return `trampoline` (+1: the reference gained).
  * @par Thread safety
  *   Any thread.
  */

@@ -228,8 +228,8 @@ typedef struct sk_test_subscriptions sk_test_subscriptions; /**< @brief The subs
  *                  nanoseconds: at least 1 ns, at most 1e9 s.
  * @param diagram   Borrowed, NUL-terminated: the diagram (see the file's
  *                  documentation).
- * @param values    Borrowed (the values are copied): the value table, or
- *                  NULL for characters that are their own values.
+ * @param values    Borrowed (copied): the value table; may be NULL, for
+ *                  characters that are their own values.
  * @param count     The number of entries of `values`.
  * @param error     Borrowed (copied): the error of `#`; may be NULL for nil.
  * @return SK_OK; SK_ERR_NULL_ARGUMENT (out, queue, diagram, or values with
@@ -269,7 +269,7 @@ int sk_test_signal_cold(sk_signal **out, sk_test_subscriptions **out_subscriptio
  * @param queue     Borrowed: a virtual-time queue.
  * @param frame     As for sk_test_signal_cold().
  * @param diagram   Borrowed, NUL-terminated: the diagram.
- * @param values    Borrowed: the value table, or NULL.
+ * @param values    Borrowed: the value table; may be NULL.
  * @param count     The number of entries of `values`.
  * @param error     Borrowed (copied): the error of `#`; may be NULL for nil.
  * @return As sk_test_signal_cold(); its last frame is counted from the
@@ -342,7 +342,7 @@ int sk_test_record(sk_test_recorder **out, sk_signal *signal, sk_queue *queue, d
  * diagram contains.
  *
  * @param recorder        Borrowed.
- * @param values          Borrowed: the value table, or NULL.
+ * @param values          Borrowed: the value table; may be NULL.
  * @param count           The number of entries of `values`.
  * @param[out] buffer     Receives the diagram, NUL-terminated, truncated to
  *                        `size - 1` characters; may be NULL when `size` is 0.

@@ -11,8 +11,12 @@ comment before it or after it (/**< */), and the Doxygen group it sits in;
 each library's soname from the build (Makefile, mk/ffi.mk). Sizes,
 offsets and the values of enumerators and constants come from a small C
 program generated here and compiled with the same compiler, so they are the
-ABI of the machine the build runs on. The format is docs/api-json.md. It
-fails when a text would keep a Doxygen command other than @ref.
+ABI of the machine the build runs on. Each pointer parameter's ownership
+and nullability, and a pointer result's ownership, come from the standard
+phrases of its text (OWNERSHIP_PHRASES; the conventions where it says
+nothing of NULL). The format is docs/api-json.md. It fails when a text
+would keep a Doxygen command other than @ref, and when a pointer's text
+says no ownership, or two, naming the function and the parameter.
 
 Usage: describe.py OUTPUT.json [GCC]   (run from the repository's root; gcc by default: -aux-info is gcc's)
 Python 3 standard library only.
@@ -383,11 +387,134 @@ def describe(cc):
                                      "params": params, "errors": errors, "return_doc": doc["return"],
                                      "see": doc["see"], "thread_safety": doc["thread_safety"]})
         resolve_errors(api)
+        pointer_fields(api)
         layout(cc, workdir, api)
     majors = {c["name"]: c.get("value") for c in api["constants"]}
     api["version"] = f'{majors["SK_VERSION_MAJOR"]}.{majors["SK_VERSION_MINOR"]}.{majors["SK_VERSION_PATCH"]}'
     check_text(api)
     return api
+
+
+# Ownership and nullability of pointers (docs/api-json.md, "Ownership"),
+# read from the standard phrases of the @param and @return texts. Each
+# phrase gives one word of the closed set OWNERSHIP; a phrase matched
+# blanks its words for the ones after it (so "Borrowed (copied)" is copied,
+# not also borrowed). "borrowed" said of what an out parameter receives, or
+# of what a function returns, is lent.
+OWNERSHIP = ("borrowed", "copied", "consumed", "returned", "lent", "written", "context", "none")
+OWNERSHIP_PHRASES = (
+    ("copied", r"\bborrowed \(copied\b|\bcopied\b"),
+    ("consumed", r"\bconsumed\b"),
+    ("returned", r"\+1\b|\brelease it with\b"),
+    ("context", r"\bpassed to\b|`ctx`|\bcontext\b|\buser pointer\b"),
+    ("lent", r"\bowned by the library\b"),
+    ("borrowed", r"\bborrowed\b"),
+    ("written", r"\bnothing to release\b"),
+)
+OWNERSHIP_HINT = ("borrowed \"Borrowed\"; copied \"Borrowed (copied)\" or \"Copied\"; consumed \"consumed\"; "
+                  "returned \"(+1)\" or \"release it with\"; lent \"borrowed\" (of what an out parameter "
+                  "receives) or \"owned by the library\"; written \"nothing to release\" (or \"Receives\" of plain "
+                  "data); context \"Passed to `fn` and `release`\"")
+# What an out parameter receives when its text says only "Receives ...": plain
+# data written into the caller's memory (a count, a flag, a descriptor's
+# number, characters, a user pointer); never a handle or a value, whose text
+# must say who owns them.
+PLAIN_RECEIVED = r"(?:const )?(?:bool|char|int|unsigned|size_t|u?int(?:8|16|32|64)_t|double|float|void \*)"
+NULLABLE_PHRASES = (
+    (True, r"\bmay be NULL\b|\bNULL is (?:a no-op|ignored)\b|\bNULL(?: \([^)]*\))? is accepted\b|"
+           r"\bNULL and nil are no-ops\b|\bpass NULL\b"),
+    (False, r"\brequired\b"),
+)
+assert {word for word, _ in OWNERSHIP_PHRASES} <= set(OWNERSHIP)
+# Where a text refers to another function's parameter of the same name.
+AS_FOR = r"\bas for (sk_[a-z0-9_]+)\(\)"
+
+
+def said(text, phrases):
+    """The values whose phrases `text` holds (each match blanked for the next)."""
+    found = []
+    for value, pattern in phrases:
+        text, count = re.subn(pattern, lambda m: " " * len(m.group(0)), text, flags=re.I)
+        if count and value not in found:
+            found.append(value)
+    return found
+
+
+def is_function_pointer(type_, callbacks):
+    return type_ in callbacks or "(*)" in type_
+
+
+def pointer_fields(api):
+    """Each parameter's `nullable` and `ownership`, each function's and
+    callback's `return_ownership` (see OWNERSHIP_PHRASES); fails, naming
+    them, on a data pointer whose text says no ownership, or two."""
+    callbacks = {callback["name"] for callback in api["callbacks"]}
+    functions = {function["name"]: function for function in api["functions"]}
+    problems = []
+
+    def where(item):
+        kind = "the callback" if item["name"] in callbacks else "the function"
+        return f"include/{item['header']}:{item['line']}: {kind} {item['name']}()"
+
+    def own(item, param, seen=()):
+        """(ownership, nullable, problem) of one parameter."""
+        type_, text, name = param["type"], param["doc"], param["name"]
+        if "*" not in type_ and type_ not in callbacks:
+            return "none", None, None
+        nullable = said(text, NULLABLE_PHRASES)
+        words = said(text, OWNERSHIP_PHRASES)
+        referred = re.search(AS_FOR, text, re.I)
+        other = functions.get(referred.group(1)) if referred else None
+        if other and other["name"] not in seen:
+            twin = next((p for p in other["params"] if p["name"] == name), None)
+            if twin and not words:
+                words = [own(other, twin, seen + (item["name"],))[0]]
+            if twin and not nullable:
+                nullable = [own(other, twin, seen + (item["name"],))[1]]
+        if len(nullable) > 1:
+            return None, None, "says it may be NULL and that it is required: keep one"
+        if nullable:
+            nullable = nullable[0]
+        else:  # the conventions: a NULL handle, value or function is refused,
+            # but by a _release function; `ctx` is never dereferenced; `release` is optional
+            nullable = (item["name"].endswith("_release") and param is item["params"][0]) or \
+                (type_ == "sk_release_fn") or "context" in words
+        if is_function_pointer(type_, callbacks):
+            return "none", nullable, None  # code, not data: nothing is owned
+        if param["direction"] == "out" and "borrowed" in words:
+            words = ["lent" if word == "borrowed" else word for word in words]
+        if not words and param["direction"] == "out" and re.search(r"\breceives\b", text, re.I) and \
+                re.fullmatch(PLAIN_RECEIVED, type_[:-1].strip()):
+            words = ["written"]
+        if not words:
+            return None, nullable, (f"says no ownership ({text[:60]!r}): say who owns it with a standard "
+                                    f"phrase: {OWNERSHIP_HINT} (docs/api-json.md, \"Ownership\")")
+        if len(words) > 1:
+            return None, nullable, f"says both {words[0]} and {words[1]} ({text[:80]!r}): keep one"
+        if words[0] in ("returned", "lent", "written") and param["direction"] == "in":
+            return None, nullable, f"is an in parameter, but its text says {words[0]}: tag it @param[out]"
+        if words[0] in ("copied", "consumed", "context") and param["direction"] == "out":
+            return None, nullable, f"is an out parameter, but its text says {words[0]}"
+        return words[0], nullable, None
+
+    for item in api["callbacks"] + api["functions"]:
+        for param in item["params"]:
+            ownership, nullable, problem = own(item, param)
+            if problem:
+                problems.append(f"{where(item)}: the parameter {param['name']} ({param['type']}) {problem}")
+            param["nullable"], param["ownership"] = nullable, ownership
+        if "*" in item["returns"]:
+            words = ["lent" if word == "borrowed" else word for word in said(item["return_doc"], OWNERSHIP_PHRASES)]
+            if len(words) != 1 or words[0] not in ("returned", "lent"):
+                problems.append(f"{where(item)}: its result ({item['returns']}) "
+                                f"{'says ' + ' and '.join(words) if words else 'has no ownership'} in its @return "
+                                f"({item['return_doc'][:60]!r}): say returned (+1) or lent (owned by the library, "
+                                f"or borrowed)")
+            item["return_ownership"] = words[0] if len(words) == 1 else None
+        else:
+            item["return_ownership"] = "none"
+    if problems:
+        fail("pointers whose ownership the headers do not say:\n" + "\n".join(problems))
 
 
 def soname(library):

@@ -18,6 +18,8 @@ fail with the message that names it; the copy unchanged must pass.
   an exception that excuses nothing
   a C++ paragraph naming a function C++ has
   a constant, an enum value or a struct field without a doc comment
+  a pointer parameter (or result) whose text says no ownership, or two
+  (describe.py refuses it)
 
 Usage: selftest.py   (from the repository's root; run by make test-api)
 """
@@ -65,7 +67,9 @@ def run(root, api=None):
     """describe.py (unless `api` is given: the headers are unchanged), then check.py."""
     if api is None:
         api = os.path.join(root, "api.json")
-        subprocess.run([sys.executable, "tools/api/describe.py", api], cwd=root, check=True)
+        made = subprocess.run([sys.executable, "tools/api/describe.py", api], cwd=root, capture_output=True, text=True)
+        if made.returncode != 0:  # what describe.py refuses, in its words
+            return made.returncode, made.stderr
     result = subprocess.run([sys.executable, "tools/api/check.py", api], cwd=root, capture_output=True, text=True)
     return result.returncode, result.stderr
 
@@ -83,6 +87,21 @@ NEW_OPERATOR = """
 int sk_signal_skip_last(sk_signal **out, sk_signal *signal, size_t count);
 """
 TAKE = "int sk_signal_take(sk_signal **out, sk_signal *signal, size_t count);\n"
+# Pointer parameters whose texts say no ownership, or two (and a result
+# that says none): describe.py refuses them, naming each.
+UNOWNED = """
+/**
+ * @brief Made up: pointers whose texts do not say who owns them.
+ * @param[out] out  The new signal.
+ * @param signal    Borrowed, and consumed.
+ * @param name      The name to give it.
+ * @param count     How many.
+ * @return The name given.
+ * @par Thread safety
+ *   Any thread.
+ */
+const char *sk_signal_made_up(sk_signal **out, sk_signal *signal, const char *name, size_t count);
+"""
 
 CASES = [
     ("a new header function and nothing else",
@@ -94,6 +113,13 @@ CASES = [
       r"`make api-update`",
       r"sk_signal_skip_last has no C test: call it in a Test\(\) of Tests/C/test_\*\.c",
       r"sk_signal_skip_last is in no row of docs/operators\.md's \"What is available\""]),
+    ("pointers whose texts say no ownership, or two",
+     [("include/signalkit.h", TAKE, TAKE + UNOWNED)],
+     [r"include/signalkit\.h:\d+: the function sk_signal_made_up\(\): the parameter out \(sk_signal \*\*\) says no "
+      r"ownership \('The new signal\.'\): say who owns it with a standard phrase",
+      r"the function sk_signal_made_up\(\): the parameter signal \(sk_signal \*\) says both consumed and borrowed",
+      r"the function sk_signal_made_up\(\): the parameter name \(const char \*\) says no ownership",
+      r"the function sk_signal_made_up\(\): its result \(const char \*\) has no ownership in its @return"]),
     ("a generated prototype edited by hand: an argument of the wrong type, and one missing",
      [("Sources/python/pysignalkit/_prototypes.py", '"sk_signal_take": ("int", "handle *", "handle", "size_t"),',
        '"sk_signal_take": ("int", "handle *", "handle", "int"),'),
