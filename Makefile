@@ -66,7 +66,10 @@ CWARN := -std=c99 -Wall -Wextra -Werror -pedantic
 # own scratch path keeps these flags away from the debug build. --wrap=open:
 # libdispatch's calls of open() go through Sources/SignalKitHeader/open_wrap.c;
 # --wrap=pthread_create: every thread the library asks for, through
-# Sources/SignalKitHeader/thread_wrap.c (sk_set_thread_refused_hook()).
+# Sources/SignalKitHeader/thread_wrap.c (sk_set_thread_refused_hook());
+# --wrap of swift::swift_abortAllocationFailure: the Swift runtime's stop
+# when malloc refuses it memory, through Sources/SignalKitHeader/alloc_wrap.c
+# (SIGABRT with a message made without memory; the runtime's own crashed).
 # Reproducible (mk/dist.mk's check-reproducible, mk/python.mk's
 # check-dist-wheel-reproducible): the same commit built in another directory
 # gives the same bytes (but for what tools/packaging/debian/NOTES.md lists). The
@@ -92,13 +95,15 @@ RELEASE_CDEBUG := -g -gdwarf-4
 # linked into the library (-static-stdlib), where they can reach its
 # thread-id cache to correct it in a forked child (shims.c).
 PREFIX_MAP := $(CURDIR)=.
+LIB_WRAPS := -Xlinker --wrap=open -Xlinker --wrap=pthread_create \
+	-Xlinker --wrap=_ZN5swift28swift_abortAllocationFailureEmm
 RELEASE_FLAGS := -c release --product signalkit --scratch-path .build-release \
 	-Xcc -DSKS_STATIC_SWIFT_RUNTIME \
 	-Xswiftc -dwarf-version=4 -Xcc -gdwarf-4 -Xcc -mtls-dialect=gnu2 \
 	-Xswiftc -static-stdlib -Xswiftc -file-prefix-map -Xswiftc $(PREFIX_MAP) -Xcc -ffile-prefix-map=$(PREFIX_MAP) \
 	-Xswiftc -Xfrontend -Xswiftc -no-clang-module-breadcrumbs \
 	-Xlinker --version-script=$(CURDIR)/Sources/SignalKitCAPI/signalkit.map \
-	-Xlinker --wrap=open -Xlinker --wrap=pthread_create \
+	$(LIB_WRAPS) \
 	-Xlinker -soname=libsignalkit.so.$(SOVERSION) \
 	-Xswiftc -Xfrontend -Xswiftc -disable-incremental-llvm-codegen
 

@@ -96,6 +96,11 @@
  * - Thread-safety: every function may be called from any thread, concurrently,
  *   unless its comment says otherwise. Callbacks run on the thread that emits
  *   the event (the generator's thread, or the queue named by deliver-on).
+ *   No function is async-signal-safe: never call one from a signal handler
+ *   (a handler that interrupted a call of the library on its thread may wait
+ *   for ever for what that call holds); a handler that must reach the
+ *   library writes to a descriptor or sets a `volatile sig_atomic_t` flag
+ *   that a thread of the program reads, as POSIX asks of every library.
  * - Stacks: a thread that calls into the library needs SK_MIN_THREAD_STACK
  *   bytes of stack (64 KB), callbacks' own use aside; pipelines near
  *   SK_SIGNAL_MAX_DEPTH need more (see @ref operators, "Depth").
@@ -301,7 +306,9 @@ typedef enum sk_status {
                                      sk_signal_buffer_count() fills, a pipe's
                                      replay, the values waiting in a queue), are
                                      allocated by the Swift runtime, which stops
-                                     the process (SIGABRT) when malloc refuses one */
+                                     the process (SIGABRT, "signalkit: fatal
+                                     error: out of memory: ..." on stderr)
+                                     when malloc refuses one */
     SK_ERR_BUSY = -5,             /**< another thread is already doing this (host queue drain) */
     SK_ERR_UNSUPPORTED = -6,      /**< not possible on this queue or platform */
     SK_ERR_RELEASED = -7,         /**< a handle or value used after its last release
@@ -1900,7 +1907,8 @@ int sk_queue_create_host(sk_queue **out, const char *name);
  *        threads of its own: a bounded thread pool.
  *
  * Its `max_workers` threads are started by this call, all or none: when the
- * system refuses one, the call fails and the threads already started exit.
+ * system refuses one, the call fails, and the threads already started have
+ * exited when it returns.
  * They are the queue's own, not libdispatch's (see sk_queue_create(),
  * "Threads"), so work that blocks on them delays only this queue's other
  * work. Work given with sk_queue_async(), sk_queue_after(),

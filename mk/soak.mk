@@ -119,7 +119,7 @@ MEASURE_SEEDS ?= 1 2 3 4 5
 PROGRESS_BOUND ?= 2000000
 EXPLORE_LIB := $(OUT)/explore
 EXPLORE_BUILD := -c release --product signalkit -Xswiftc -static-stdlib -Xcc -DSKS_STATIC_SWIFT_RUNTIME \
-	-Xlinker --version-script=$(CURDIR)/Sources/SignalKitCAPI/signalkit.map -Xlinker --wrap=open -Xlinker --wrap=pthread_create \
+	-Xlinker --version-script=$(CURDIR)/Sources/SignalKitCAPI/signalkit.map $(LIB_WRAPS) \
 	-Xlinker -soname=libsignalkit.so.$(SOVERSION)
 EXPLORE_ON := -Xswiftc -DSIGNALKIT_EXPLORE -Xcc -DSKS_EXPLORE
 PLANTED := unlock:SIGNALKIT_PLANT_UNLOCK_BUG lifetime:SIGNALKIT_PLANT_LIFETIME_BUG

@@ -10,7 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "support.h"
@@ -472,6 +474,63 @@ Test(resources, allocation_failure_is_no_memory, .timeout = SK_TEST_TIMEOUT) {
     free(text);
     expect_signal_log(ints_signal((const int64_t[]){ 1, 2 }, 2), "nncr", (const int64_t[]){ 1, 2 }, 2);
     expect_no_live_objects(0);
+}
+
+/* A library object the Swift runtime cannot allocate stops the process with
+ * SIGABRT and a message in words (signalkit.h, SK_ERR_NO_MEMORY), also when
+ * no memory at all is left to make the message: the runtime's own stop
+ * formatted it with vasprintf and printed the NULL it got, SIGSEGV
+ * (Sources/SignalKitHeader/alloc_wrap.c). A child fills its address space
+ * under a lowered RLIMIT_AS, then asks for a pipe; its stderr is read here. */
+Test(resources, an_object_refused_memory_stops_the_process_with_sigabrt_in_words, .timeout = SK_TEST_TIMEOUT) {
+    if (running_under_valgrind() || SK_TEST_SANITIZED) {
+        cr_skip_test("a sanitizer or valgrind does not return NULL from malloc under a lowered RLIMIT_AS");
+    }
+    int channel[2];
+    cr_assert_eq(pipe(channel), 0);
+    pid_t child = fork();
+    cr_assert_neq(child, -1);
+    if (child == 0) {
+        dup2(channel[1], STDERR_FILENO);
+        close(channel[0]);
+        sk_pipe *first = NULL;
+        if (sk_pipe_create(&first, false) != SK_OK) {
+            _exit(3);
+        }
+        struct rlimit low;
+        if (getrlimit(RLIMIT_AS, &low) != 0) {
+            _exit(3);
+        }
+        low.rlim_cur = (rlim_t)(mapped_bytes() + (4 << 20));
+        if (setrlimit(RLIMIT_AS, &low) != 0) {
+            _exit(3);
+        }
+        /* Every block malloc still gives, largest first, kept. */
+        for (size_t size = 1 << 20; size >= 16;) {
+            if (malloc(size) == NULL) {
+                size /= 2;
+            }
+        }
+        sk_pipe *second = NULL;
+        int status = sk_pipe_create(&second, false);
+        _exit(status == SK_OK ? 4 : 5); /* either: it returned */
+    }
+    close(channel[1]);
+    char text[1024];
+    size_t length = 0;
+    ssize_t got;
+    while ((got = read(channel[0], text + length, sizeof text - 1 - length)) > 0) {
+        length += (size_t)got;
+    }
+    text[length] = '\0';
+    close(channel[0]);
+    int status = 0;
+    cr_assert_eq(waitpid(child, &status, 0), child);
+    cr_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT,
+        "the child ended %s %d, not with SIGABRT; its stderr: %s", WIFSIGNALED(status) ? "with signal" : "with status",
+        WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status), text);
+    cr_assert_not_null(strstr(text, "signalkit: fatal error: out of memory: the system refused "), "%s", text);
+    cr_assert_not_null(strstr(text, " for a library object; stopping the process\n"), "%s", text);
 }
 
 /* What the observer of a combination that keeps its arrays records. */

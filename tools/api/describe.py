@@ -395,7 +395,7 @@ def describe(cc):
     return api
 
 
-# Ownership and nullability of pointers (docs/api-json.md, "Ownership"),
+# Ownership and nullability of pointers (docs/api-json.md, "Ownership and NULL"),
 # read from the standard phrases of the @param and @return texts. Each
 # phrase gives one word of the closed set OWNERSHIP; a phrase matched
 # blanks its words for the ones after it (so "Borrowed (copied)" is copied,
@@ -488,7 +488,7 @@ def pointer_fields(api):
             words = ["written"]
         if not words:
             return None, nullable, (f"says no ownership ({text[:60]!r}): say who owns it with a standard "
-                                    f"phrase: {OWNERSHIP_HINT} (docs/api-json.md, \"Ownership\")")
+                                    f"phrase: {OWNERSHIP_HINT} (docs/api-json.md, \"Ownership and NULL\")")
         if len(words) > 1:
             return None, nullable, f"says both {words[0]} and {words[1]} ({text[:80]!r}): keep one"
         if words[0] in ("returned", "lent", "written") and param["direction"] == "in":

@@ -46,43 +46,48 @@ final class BoundedConcurrentExecutor: QueueExecutor, @unchecked Sendable {
 
     /// An executor with `maxWorkers` threads, each started by `startThread`
     /// (given the retained core to pass to `ThreadPool`'s thread entry; it
-    /// returns 0, or the error number of a thread the system refused, the
-    /// context then untouched). All or nothing: when a thread is refused,
-    /// those started already are told to exit, and the error says how many
-    /// there were.
-    static func make(maxWorkers: Int, startThread: (UnsafeMutableRawPointer) -> Int32) throws(BoundedConcurrentQueueError) -> BoundedConcurrentExecutor {
+    /// returns 0 and the started thread, joinable, or the error number of a
+    /// thread the system refused, the context then untouched). All or
+    /// nothing: when a thread is refused, those started already are told to
+    /// exit and joined before this throws, so that no thread of the failed
+    /// call is left (an immediate retry that fits the system's limit is not
+    /// refused for threads still on their way out), and the error says how
+    /// many there were. Once every thread is started, each is detached.
+    static func make(maxWorkers: Int, startThread: (UnsafeMutableRawPointer) -> (Int32, NativeThreadHandle?)) throws(BoundedConcurrentQueueError) -> BoundedConcurrentExecutor {
         guard maxWorkers >= 1 && maxWorkers <= Queue.maxBoundedConcurrentWorkers else {
             throw .invalidWorkerCount(maxWorkers)
         }
         let core = ThreadPoolCore()
+        var threads: [NativeThreadHandle] = []
+        threads.reserveCapacity(maxWorkers)
         for started in 0 ..< maxWorkers {
             let context = Unmanaged.passRetained(core).toOpaque()
-            let status = startThread(context)
-            if status != 0 {
+            let (status, thread) = startThread(context)
+            guard status == 0, let thread else {
                 Unmanaged<ThreadPoolCore>.fromOpaque(context).release()
-                // The threads started see the close and exit: no task was given.
+                // The threads started see the close and exit (no task was
+                // given); each is waited for.
                 core.close()
-                throw .threadRefused(errno: status, started: started)
+                for thread in threads {
+                    thread.join()
+                }
+                throw .threadRefused(errno: status == 0 ? EAGAIN : status, started: started)
             }
+            threads.append(thread)
+        }
+        for thread in threads {
+            thread.detach()
         }
         return BoundedConcurrentExecutor(core: core, maxWorkers: maxWorkers)
     }
 
-    /// Starts a detached worker thread that serves the core `context` holds
-    /// (+1, taken over by the thread); 0, or `pthread_create`'s error.
-    static func startDetachedThread(_ context: UnsafeMutableRawPointer) -> Int32 {
+    /// Starts a joinable worker thread that serves the core `context` holds
+    /// (+1, taken over by the thread): 0 and the thread, or
+    /// `pthread_create`'s error and nil.
+    static func startJoinableThread(_ context: UnsafeMutableRawPointer) -> (Int32, NativeThreadHandle?) {
         var thread = NativeThread()
         let status = ThreadPoolCore.startWorker(&thread, context)
-        #if canImport(Darwin)
-        if status == 0, let thread {
-            pthread_detach(thread)
-        }
-        #else
-        if status == 0 {
-            pthread_detach(thread)
-        }
-        #endif
-        return status
+        return (status, status == 0 ? NativeThreadHandle(thread: thread) : nil)
     }
 
     override func enqueue(_ task: @escaping () -> Void) {

@@ -15,7 +15,7 @@ public enum BoundedConcurrentQueueError: Error, Equatable, CustomStringConvertib
     case invalidWorkerCount(Int)
     /// The system refused a thread (`errno`: `pthread_create`'s error,
     /// EAGAIN at RLIMIT_NPROC or out of memory for its stack); `started`
-    /// threads had been made, and were told to exit.
+    /// threads had been made, and had exited when the error was thrown.
     case threadRefused(errno: Int32, started: Int)
 
     /// A message that says what was asked and what the system answered.
@@ -38,7 +38,8 @@ extension Queue {
     ///
     /// Its `maxWorkers` threads are started here, all or none (the first
     /// one the system refuses ends the creation with
-    /// `BoundedConcurrentQueueError.threadRefused`, the others exit). Work
+    /// `BoundedConcurrentQueueError.threadRefused`, the others having
+    /// exited by then). Work
     /// given with `async`, `justDispatch`, `after` and the operators that
     /// schedule on a queue runs on one of them, in parallel with the
     /// queue's other work, in no promised order, never more than
@@ -60,12 +61,12 @@ extension Queue {
     ///   - maxWorkers: 1 to `maxBoundedConcurrentWorkers`.
     ///   - name: labels the queue (its `queue`, which runs none of its work).
     public static func makeBoundedConcurrent(maxWorkers: Int, name: String? = nil) throws(BoundedConcurrentQueueError) -> Queue {
-        return try makeBoundedConcurrent(maxWorkers: maxWorkers, name: name, startThread: BoundedConcurrentExecutor.startDetachedThread)
+        return try makeBoundedConcurrent(maxWorkers: maxWorkers, name: name, startThread: BoundedConcurrentExecutor.startJoinableThread)
     }
 
     /// The same, with the function that starts each thread (see
     /// `BoundedConcurrentExecutor.make`): the tests give one that refuses.
-    package static func makeBoundedConcurrent(maxWorkers: Int, name: String?, startThread: (UnsafeMutableRawPointer) -> Int32) throws(BoundedConcurrentQueueError) -> Queue {
+    package static func makeBoundedConcurrent(maxWorkers: Int, name: String?, startThread: (UnsafeMutableRawPointer) -> (Int32, NativeThreadHandle?)) throws(BoundedConcurrentQueueError) -> Queue {
         let executor = try BoundedConcurrentExecutor.make(maxWorkers: maxWorkers, startThread: startThread)
         return Queue(boundedConcurrent: executor, name: name)
     }
@@ -81,7 +82,7 @@ extension Queue {
     /// Starts one real worker thread for `makeBoundedConcurrent(maxWorkers:name:startThread:)`
     /// (what the public form uses), so that a test can refuse some threads and
     /// start the others.
-    package static func startBoundedConcurrentThreadForTesting(_ context: UnsafeMutableRawPointer) -> Int32 {
-        return BoundedConcurrentExecutor.startDetachedThread(context)
+    package static func startBoundedConcurrentThreadForTesting(_ context: UnsafeMutableRawPointer) -> (Int32, NativeThreadHandle?) {
+        return BoundedConcurrentExecutor.startJoinableThread(context)
     }
 }

@@ -17,6 +17,31 @@ typealias NativeThread = pthread_t
 /// Thread-safety: an immutable value.
 package struct NativeThreadHandle {
     let thread: NativeThread
+
+    /// Waits for the thread to exit (it must be joinable, and is then gone).
+    func join() {
+        #if canImport(Darwin)
+        guard let thread = self.thread else {
+            return
+        }
+        #else
+        let thread = self.thread
+        #endif
+        pthread_join(thread, nil)
+    }
+
+    /// Lets the thread go: it is never joined, and its resources go when it
+    /// exits.
+    func detach() {
+        #if canImport(Darwin)
+        guard let thread = self.thread else {
+            return
+        }
+        #else
+        let thread = self.thread
+        #endif
+        pthread_detach(thread)
+    }
 }
 
 /// A fixed set of worker threads, created with pthreads, that run
@@ -43,7 +68,7 @@ package struct NativeThreadHandle {
 public final class ThreadPool: @unchecked Sendable {
     /// Keeps the core open; held by the pool and its queues.
     let owner: ThreadPoolOwner
-    private let threads: [NativeThread]
+    private let threads: [NativeThreadHandle]
 
     var core: ThreadPoolCore {
         return self.owner.core
@@ -67,14 +92,14 @@ public final class ThreadPool: @unchecked Sendable {
     package init(threadCount: Int, threadPriority: Double, startThread: (UnsafeMutableRawPointer) -> NativeThreadHandle?) {
         let core = ThreadPoolCore()
         self.owner = ThreadPoolOwner(core)
-        var threads: [NativeThread] = []
+        var threads: [NativeThreadHandle] = []
         for _ in 0 ..< min(max(1, threadCount), ThreadPool.maxThreads) {
             let context = Unmanaged.passRetained(core).toOpaque()
             guard let thread = startThread(context) else {
                 Unmanaged<ThreadPoolCore>.fromOpaque(context).release()
                 break
             }
-            threads.append(thread.thread)
+            threads.append(thread)
         }
         // The original's initializer cannot fail, so a pool with no thread
         // at all (the system refused every one) traps here; unreachable from
@@ -102,12 +127,7 @@ public final class ThreadPool: @unchecked Sendable {
     /// comment); the owner closes the core when the last of them lets go.
     deinit {
         for thread in self.threads {
-            #if canImport(Darwin)
-            guard let thread else {
-                continue
-            }
-            #endif
-            pthread_detach(thread)
+            thread.detach()
         }
     }
 

@@ -55,7 +55,7 @@ pub const SK_ERR_NULL_ARGUMENT: sk_status = -1;
 pub const SK_ERR_WRONG_KIND: sk_status = -2;
 /// an argument is out of range or malformed
 pub const SK_ERR_INVALID_ARGUMENT: sk_status = -3;
-/// an allocation failed (a copy of a large string, bytes or array the process has no memory for). Only those copies are checked: the library's objects (handles, subscriptions, queue work, a few dozen bytes each), and the values an operator holds as they come (the array sk_signal_buffer_count() fills, a pipe's replay, the values waiting in a queue), are allocated by the Swift runtime, which stops the process (SIGABRT) when malloc refuses one
+/// an allocation failed (a copy of a large string, bytes or array the process has no memory for). Only those copies are checked: the library's objects (handles, subscriptions, queue work, a few dozen bytes each), and the values an operator holds as they come (the array sk_signal_buffer_count() fills, a pipe's replay, the values waiting in a queue), are allocated by the Swift runtime, which stops the process (SIGABRT, "signalkit: fatal error: out of memory: ..." on stderr) when malloc refuses one
 pub const SK_ERR_NO_MEMORY: sk_status = -4;
 /// another thread is already doing this (host queue drain)
 pub const SK_ERR_BUSY: sk_status = -5;
