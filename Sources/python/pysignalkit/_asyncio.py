@@ -83,7 +83,7 @@ def asyncio_queue(loop: Optional[asyncio.AbstractEventLoop] = None) -> Queue:
         # Not at exit: a loop still open then keeps its queue to the end, as
         # any handle the program keeps.
         finalizer = weakref.finalize(reader, queue._drop)
-        finalizer.atexit = False  # type: ignore[misc]  # a property typeshed does not list
+        finalizer.atexit = False  # type: ignore[misc, unused-ignore]  # a property older typeshed does not list
         loop.add_reader(queue.fileno(), reader)
         _queues[loop] = weakref.ref(queue)
     return queue
