@@ -864,6 +864,11 @@ static void stalled_room_expect_completed(stalled_room *t, const char *why) {
 }
 
 static void stalled_room_end(stalled_room *t) {
+    /* The queue's drain that delivered the last value may still hold the
+     * observer (it lets go of it as it returns): after this flush it has,
+     * so the dispose below is the last holder (test-c-tsan, loaded: the
+     * release had not run yet at the check, once). */
+    flush_queue(t->queue);
     recorder_finish(&t->waited, t->wait);
     recorder_finish(&t->values, t->subscription);
     sk_signal_release(t->room);
