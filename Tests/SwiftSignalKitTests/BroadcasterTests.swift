@@ -161,7 +161,8 @@ final class BroadcasterTests: XCTestCase {
     /// removed entries are out (and removing them again is refused), and
     /// the holes never outnumber the entries. The seed is in every failure.
     func testSubscriptionSlotsMatchAModelThroughRandomChurn() throws {
-        for seed: UInt64 in [5, 6, 99] {
+        // One seed under ThreadSanitizer: one thread, nothing for it to see.
+        for seed: UInt64 in threadSanitizerIsActive ? [5] : [5, 6, 99] {
             var random = SplitMix64(state: seed)
             var bag = _BroadcasterSubscribers()
             var model: [_BroadcasterEntryBase] = []

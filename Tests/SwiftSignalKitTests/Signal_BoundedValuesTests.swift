@@ -101,7 +101,7 @@ final class Signal_BoundedValuesTests: XCTestCase {
     }
 
     func testBlockMakesTheProducerWaitForTheReaderAndLosesNothing() async throws {
-        let total = 20_000
+        let total = loadCount(20_000)
         let capacity = 8
         let pipe = ValuePipe<Held>()
         let most = Atomic<Int>(value: 0)

@@ -110,7 +110,7 @@ final class Signal_GroupByTests: XCTestCase {
     /// them.
     func testGroupsSubscribedFromThePairsCallbackMissNoValueUnderThreads() {
         let threads = 8
-        let perThread = 4_000
+        let perThread = loadCount(4_000)
         for round in 0 ..< 2 {
             let source = SignalPipe<Int, NoError>()
             let received = Atomic<[Int: GroupValues]>(value: [:])

@@ -119,7 +119,10 @@ class _MetaOperators(_MetaStandard[T_co]):
         delivers [key, group], group a Signal of every value of that key
         (that first one included). A group is hot: subscribe to it in the
         callback that receives it to miss none, whatever the threads that
-        put the values; a group subscribed after its end receives that end
+        put the values (a subscriber's on_next, which runs during the
+        delivery; not a value taken from iterate(), to_list() or async for,
+        which come after it, when the group's first values have passed to
+        no one); a group subscribed after its end receives that end
         at once (RxPY's group_by gives grouped observables with a .key). Keys compare as the library's
         values do (plain kinds by value). An exception in `key` (or a key
         the library cannot hold) ends the result, and every group delivered

@@ -490,7 +490,11 @@ impl<T: Value> Signal<T> {
     }
 
     /// Groups values by the key `f` gives: emits `(key, group)` for each new
-    /// key; a group is hot (subscribe from the closure that receives it).
+    /// key; a group is hot (subscribe from the closure that receives it,
+    /// during the delivery: the closure of [`Signal::subscribe`] or
+    /// [`Signal::start`]; [`Signal::for_each_blocking`]'s runs after the
+    /// delivery, on the waiting thread, when the group's first values have
+    /// passed).
     ///
     /// A panic in `f`, or a value it cannot take or give, fails the call as
     /// `map`'s does (`sk_callback_fail`): the result and every group

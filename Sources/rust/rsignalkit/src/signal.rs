@@ -273,6 +273,10 @@ impl<T: Value> Signal<T> {
     /// Starts the signal and waits, on this thread, for its end: each value
     /// goes to `next`; Ok at the completion, Err(error value) at an error.
     /// For signals that end; one delivered on another thread is waited for.
+    /// `next` runs on this thread after each value's delivery, not during
+    /// it: a hot signal it receives (a [`Signal::group_by`] group) has
+    /// delivered what came meanwhile to no one; subscribe those with
+    /// [`Signal::subscribe`].
     pub fn for_each_blocking<F: FnMut(T)>(&self, mut next: F) -> Result<(), AnyValue> {
         use std::sync::mpsc::channel;
         enum Event<T> {
