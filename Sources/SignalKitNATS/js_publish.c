@@ -217,6 +217,22 @@ static natsStatus sk_nats__js_send(sk_nats__js_publish *p, natsMsg **msg, uint64
     return js_PublishMsgAsync(p->js, msg, &options);
 }
 
+/* sk_nats__words for a publish's `status`: a connection made with
+ * RetryOnFailedConnect that has not reached a server yet makes libnats
+ * refuse with "Not Supported By Server" (it has no server's answer to know
+ * that headers, which JetStream needs, are supported): said in words. */
+static void sk_nats__js_words(const sk_nats__js_publish *p, char *words, size_t size, natsStatus status) {
+    if (status == NATS_NO_SERVER_SUPPORT) {
+        natsConnStatus state = natsConnection_Status(p->publisher->connection);
+        if (state == NATS_CONN_STATUS_CONNECTING || state == NATS_CONN_STATUS_RECONNECTING) {
+            snprintf(words, size, "the connection has not reached a server yet, and a JetStream publish needs "
+                                  "its answer (nats: %s)", natsStatus_GetText(status));
+            return;
+        }
+    }
+    sk_nats__words(words, size, status);
+}
+
 typedef struct sk_nats__retry {
     sk_nats__js_publish *publish;
     natsMsg *msg;
@@ -239,7 +255,7 @@ static void sk_nats__retry_run(void *ctx) {
     natsStatus status = sk_nats__js_send(p, &msg, r->number);
     if (status != NATS_OK) {
         char words[256];
-        sk_nats__words(words, sizeof words, status);
+        sk_nats__js_words(p, words, sizeof words, status);
         sk_nats__js_fail(p, "sk_nats_js_publish: cannot publish message %llu to '%s' again (%s)",
                          (unsigned long long)r->number, p->publisher->subject, words);
         sk_nats__js_done(p, r->msg);
@@ -306,7 +322,7 @@ static void sk_nats__on_ack(jsCtx *js, natsMsg *msg, jsPubAck *ack, jsPubAckErr 
     if (!ended) {
         char words[256];
         if (status != NATS_OK) {
-            sk_nats__words(words, sizeof words, status);
+            sk_nats__js_words(p, words, sizeof words, status);
             sk_nats__js_fail(p, "sk_nats_js_publish: cannot publish message %llu to '%s' again (%s)",
                              (unsigned long long)number, g->subject, words);
         } else {
@@ -432,7 +448,7 @@ static void sk_nats__js_next(void *ctx, const sk_value *value) {
         status = sk_nats__js_send(p, &sent, number);
         if (status != NATS_OK) {
             char words[256];
-            sk_nats__words(words, sizeof words, status);
+            sk_nats__js_words(p, words, sizeof words, status);
             sk_nats__js_fail(p, "sk_nats_js_publish: cannot publish message %llu to '%s' (%s)",
                              (unsigned long long)number, g->subject, words);
             sk_nats__js_done(p, msg); /* still ours: libnats did not take it */

@@ -175,3 +175,42 @@ Test(nats_errors, bad_arguments_are_refused_with_a_message, .timeout = 60) {
     sk_signal_release(never);
     cr_assert_eq(nats_wait_live_objects(0), 0);
 }
+
+static void never_connected(natsConnection *connection, void *closure) {
+    (void)connection;
+    (void)closure;
+}
+
+/* A connection made with RetryOnFailedConnect that has not reached a server
+ * yet: a JetStream publish says so (libnats says only "Not Supported By
+ * Server": it has no server's answer yet to know headers are supported). */
+Test(nats_errors, a_js_publish_on_a_connection_not_yet_connected_says_so, .timeout = 60) {
+    nats_server server;
+    nats_server_start(&server);
+    char url[256];
+    snprintf(url, sizeof url, "%s", server.url);
+    nats_server_stop(&server); /* nothing listens there now */
+    natsOptions *options = NULL;
+    cr_assert_eq(natsOptions_Create(&options), NATS_OK);
+    natsOptions_SetURL(options, url);
+    /* With a connected callback the connect returns at once (without one it
+     * waits until a server answers). */
+    natsOptions_SetRetryOnFailedConnect(options, true, never_connected, NULL);
+    natsOptions_SetMaxReconnect(options, -1);
+    natsOptions_SetReconnectWait(options, 50);
+    natsConnection *connection = NULL;
+    natsStatus status = natsConnection_Connect(&connection, options);
+    natsOptions_Destroy(options);
+    cr_assert_eq(status, NATS_NOT_YET_CONNECTED, "%s", natsStatus_GetText(status));
+    sk_value one;
+    cr_assert_eq(sk_value_set_string(&one, "one"), SK_OK);
+    sk_signal *values = NULL, *published = NULL;
+    cr_assert_eq(sk_signal_single(&values, &one), SK_OK);
+    sk_value_release(&one);
+    cr_assert_eq(sk_nats_js_publish(&published, values, connection, NULL, "errors.js", "id", 4, 1.0, 1), SK_OK,
+                 "%s", sk_nats_last_error_message());
+    expect_error(published, "sk_nats_js_publish", "has not reached a server yet");
+    sk_signal_release(published);
+    sk_signal_release(values);
+    natsConnection_Destroy(connection);
+}
