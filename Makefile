@@ -222,10 +222,11 @@ install: $(if $(wildcard $(LIB)),,lib) $(if $(wildcard $(OUT)/lib/libsignalkit-f
 uninstall: ## remove what install installed from $(DESTDIR)$(PREFIX)
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED_FILES))
 	rm -rf $(DESTDIR)$(DOCS_DIR)
-	-rmdir $(DESTDIR)$(LIBDIR)/cmake/SignalKit $(DESTDIR)$(PREFIX)/share/signalkit/valgrind $(DESTDIR)$(PREFIX)/share/signalkit \
-		$(DESTDIR)$(PREFIX)/share/doc/signalkit 2>/dev/null
-	$(if $(DESTDIR)$(filter-out /usr /usr/local,$(PREFIX)),-rmdir $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(LIBDIR)/cmake \
-		$(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PREFIX)/share/doc $(DESTDIR)$(PREFIX)/share $(DESTDIR)$(PREFIX) 2>/dev/null)
+	@# Each directory goes if empty; one that is not stays, without a message.
+	rmdir $(DESTDIR)$(LIBDIR)/cmake/SignalKit $(DESTDIR)$(PREFIX)/share/signalkit/valgrind $(DESTDIR)$(PREFIX)/share/signalkit \
+		$(DESTDIR)$(PREFIX)/share/doc/signalkit 2>/dev/null || true
+	$(if $(DESTDIR)$(filter-out /usr /usr/local,$(PREFIX)),rmdir $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(LIBDIR)/cmake \
+		$(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PREFIX)/share/doc $(DESTDIR)$(PREFIX)/share $(DESTDIR)$(PREFIX) 2>/dev/null || true)
 	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && ldconfig -v -N 2>/dev/null | grep -q '^$(LIBDIR):'; then \
 		ldconfig && echo "ran ldconfig: the loader's cache no longer lists libsignalkit for $(LIBDIR)"; fi
 

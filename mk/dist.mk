@@ -99,12 +99,17 @@ endef
 .PHONY: release-check check-first-commands dist dist-deb dist-tarball dist-source dist-split deb-symbols test-dist test-dist-deb test-dist-tarball \
 	test-dist-source check-reproducible test-dist-manifest
 
+# The debug files leave out .debug_names: the linker concatenates the
+# objects' name indexes (the static Swift runtime's among them) into one
+# section that gdb refuses with a warning at every load ("Section
+# .debug_names ... length 4764 does not match section length 671128,
+# ignoring"), then indexes the DWARF itself; without it, it just does.
 dist-split: lib ffi
 	@test -n "$(SOURCE_DATE_EPOCH)" || { echo "SOURCE_DATE_EPOCH is unset and this is not a git checkout" >&2; exit 1; }
 	rm -rf $(SPLIT) && mkdir -p $(SPLIT)
 	set -e; for pair in $(LIB_UNSTRIPPED):libsignalkit.so.$(VERSION) $(FFI_UNSTRIPPED):libsignalkit-ffi.so.$(VERSION); do \
 		from=$${pair%%:*}; name=$${pair#*:}; \
-		objcopy --only-keep-debug --compress-debug-sections $$from $(SPLIT)/$$name.debug; \
+		objcopy --only-keep-debug --compress-debug-sections --remove-section=.debug_names $$from $(SPLIT)/$$name.debug; \
 		objcopy --strip-unneeded --remove-section=.comment --remove-section=.note $$from $(SPLIT)/$$name; \
 		(cd $(SPLIT) && objcopy --add-gnu-debuglink=$$name.debug $$name); \
 	done

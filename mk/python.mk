@@ -183,6 +183,8 @@ dist-wheel: lib $(PY_DIST_TOOLS_STAMP) ## the Python wheel (manylinux, abi3, str
 	umask 022 && $(PY_DIST_ENV) python -m build -q --sdist --no-isolation --outdir $(PY_DIST) Sources/python
 	$(PY_DIST_ENV) twine check --strict $(PY_DIST)/pysignalkit-*.whl $(PY_DIST)/pysignalkit-*.tar.gz
 	$(PY_DIST_ENV) check-wheel-contents --ignore W009,W010 $(PY_DIST)/pysignalkit-*.whl
+	@# No .debug_names in the debug files (gdb warns at each load: mk/dist.mk's dist-split).
+	! readelf -SW $(PY_DIST)/debug/*.debug | grep -F .debug_names
 	@ls -l $(PY_DIST)/pysignalkit-*
 	$(end)
 

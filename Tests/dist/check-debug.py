@@ -7,11 +7,15 @@ is kept (make test-dist-deb, make test-dist-tarball).
 LIBRARY must hold no .debug_* section, and a .gnu_debuglink whose CRC is
 DEBUG_FILE's (what gdb checks before it uses a file it found by the link's
 name); DEBUG_FILE must hold the debug information (.debug_info) and the
-same build ID as LIBRARY (how gdb finds it under /usr/lib/debug/.build-id).
-Exit status 0 when all hold, 1 naming what does not.
+same build ID as LIBRARY (how gdb finds it under /usr/lib/debug/.build-id),
+and no .debug_names (the linker's concatenation of the objects' indexes,
+which gdb refuses with a warning at every load). Where gdb is installed, it
+loads LIBRARY (finding DEBUG_FILE beside it by the link) and must say no
+warning. Exit status 0 when all hold, 1 naming what does not.
 """
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -51,8 +55,17 @@ def main():
             actual = zlib.crc32(handle.read())
         if crc != actual:
             problems.append(f"{library}'s .gnu_debuglink CRC {crc:08x} is not {debug}'s ({actual:08x})")
-    if ".debug_info" not in sections(debug):
+    debug_sections = sections(debug)
+    if ".debug_info" not in debug_sections:
         problems.append(f"{debug} holds no .debug_info")
+    if ".debug_names" in debug_sections:
+        problems.append(f"{debug} holds a .debug_names, which gdb refuses with a warning at each load")
+    if shutil.which("gdb") and os.path.dirname(os.path.abspath(debug)) == os.path.dirname(os.path.abspath(library)):
+        said = subprocess.run(["gdb", "-q", "-nx", "-batch", "-ex", "info line sk_pipe_create", library],
+                              capture_output=True, text=True, timeout=300)
+        warnings = [line for line in (said.stdout + said.stderr).splitlines() if "warning" in line.lower()]
+        if warnings:
+            problems.append(f"gdb warns loading {library}: {warnings[0]}")
     ids = build_id(library), build_id(debug)
     if ids[0] is None or ids[0] != ids[1]:
         problems.append(f"build IDs differ or are missing: {library} {ids[0]}, {debug} {ids[1]}")

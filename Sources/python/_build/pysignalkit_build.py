@@ -241,7 +241,9 @@ def _split_debug(name, data):
         with open(path, "wb") as out:
             out.write(data)
         try:
-            subprocess.run(["objcopy", "--only-keep-debug", path, debug], check=True)
+            # Without .debug_names, as mk/dist.mk's split (gdb warns at each
+            # load of the linker's concatenation of the objects' indexes).
+            subprocess.run(["objcopy", "--only-keep-debug", "--remove-section=.debug_names", path, debug], check=True)
             subprocess.run(["objcopy", "--strip-all", f"--add-gnu-debuglink={debug}", path], check=True)
         except FileNotFoundError as error:
             raise RuntimeError("signalkit: SIGNALKIT_DEBUG_DIR needs objcopy (Debian: binutils)") from error

@@ -888,13 +888,16 @@ fn array_to_value(items: &[AnyValue], depth: i64) -> Result<RawValue, Error> {
     if depth > sys::SK_VALUE_MAX_DEPTH {
         return Err(too_deep());
     }
-    let converted = items
-        .iter()
-        .map(|item| match item {
-            AnyValue::Array(inner) => array_to_value(inner, depth + 1),
-            other => other.to_value(),
-        })
-        .collect::<Result<Vec<_>, _>>()?;
+    // A plain loop, as array_from_value's: an iterator chain's frames, in a
+    // debug build of Rust 1.63, overflowed a 256 KiB thread at the limit's
+    // 128 levels.
+    let mut converted = Vec::with_capacity(items.len());
+    for item in items {
+        converted.push(match item {
+            AnyValue::Array(inner) => array_to_value(inner, depth + 1)?,
+            other => other.to_value()?,
+        });
+    }
     RawValue::array(&converted)
 }
 
