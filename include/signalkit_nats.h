@@ -655,8 +655,10 @@ typedef enum sk_nats_ack_kind {
  *                    signal's own, which all its subscriptions share.
  * @param capacity    The most messages held, >= 1 (see "Room").
  * @return SK_OK; SK_ERR_NULL_ARGUMENT if `out`, `connection`, `durable` or
- *         `subject` is NULL; SK_ERR_INVALID_ARGUMENT for a `capacity` of
- *         0, a `shape` or `ack` out of its enum, SK_NATS_PAYLOAD with
+ *         `subject` is NULL; SK_ERR_INVALID_ARGUMENT for an empty
+ *         `subject`, a `durable` or `stream` that is no name the server
+ *         takes (empty, or with whitespace, '.', '*', '>', '/' or '\\'),
+ *         a `capacity` of 0, a `shape` or `ack` out of its enum, SK_NATS_PAYLOAD with
  *         SK_NATS_ACK_EXPLICIT; SK_ERR_WRONG_KIND if `queue` is a handle
  *         of another kind; SK_ERR_NO_MEMORY; SK_ERR_RESOURCE when the
  *         system refuses the signal's own queue.

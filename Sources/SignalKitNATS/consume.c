@@ -531,6 +531,30 @@ static sk_disposable *sk_nats__consume_start(void *ctx, sk_subscriber *subscribe
     return disposable;
 }
 
+/* What is wrong with a JetStream stream or consumer name, as the server
+ * names them (no whitespace or control characters, no '.', '*' or '>',
+ * no path separator), or NULL. Refused at the call: an empty durable name
+ * made libnats create a new ephemeral consumer at each start (at least
+ * once silently became "everything again"), and a stream name with a space
+ * made the start wait 5 s for "Timeout". */
+static const char *sk_nats__name_problem(const char *name) {
+    if (name[0] == '\0') {
+        return "is empty";
+    }
+    for (const unsigned char *c = (const unsigned char *)name; *c != '\0'; c++) {
+        if (*c <= ' ' || *c == 0x7f) {
+            return "has whitespace or a control character";
+        }
+        if (*c == '.' || *c == '*' || *c == '>') {
+            return "has '.', '*' or '>' (a name, not a subject)";
+        }
+        if (*c == '/' || *c == '\\') {
+            return "has a path separator ('/', '\\')";
+        }
+    }
+    return NULL;
+}
+
 SK_NATS_EXPORT int sk_nats_js_consume(sk_signal **out, natsConnection *connection, const jsOptions *options,
                                       const char *stream, const char *durable, const char *subject,
                                       sk_nats_shape shape, sk_nats_ack_mode ack, sk_queue *queue, size_t capacity) {
@@ -545,6 +569,19 @@ SK_NATS_EXPORT int sk_nats_js_consume(sk_signal **out, natsConnection *connectio
                                                : NULL;
     if (missing != NULL) {
         return sk_nats__fail(SK_ERR_NULL_ARGUMENT, "%s: %s is NULL", function, missing);
+    }
+    const char *problem = sk_nats__name_problem(durable);
+    if (problem != NULL) {
+        return sk_nats__fail(SK_ERR_INVALID_ARGUMENT, "%s: the durable consumer's name '%s' %s", function, durable,
+                             problem);
+    }
+    problem = stream != NULL ? sk_nats__name_problem(stream) : NULL;
+    if (problem != NULL) {
+        return sk_nats__fail(SK_ERR_INVALID_ARGUMENT, "%s: the stream's name '%s' %s (NULL: the stream of the subject)",
+                             function, stream, problem);
+    }
+    if (subject[0] == '\0') {
+        return sk_nats__fail(SK_ERR_INVALID_ARGUMENT, "%s: subject is empty (the consumer's filter subject)", function);
     }
     if (shape != SK_NATS_MESSAGE && shape != SK_NATS_PAYLOAD) {
         return sk_nats__fail(SK_ERR_INVALID_ARGUMENT, "%s: shape %d is no sk_nats_shape", function, (int)shape);

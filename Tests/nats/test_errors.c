@@ -171,6 +171,30 @@ Test(nats_errors, bad_arguments_are_refused_with_a_message, .timeout = 60) {
     cr_assert_null(signal);
     cr_assert_str_eq(sk_nats_last_error_message(),
                      "sk_nats_js_consume: queue: the handle is not a queue (nothing was released or retained)");
+    /* Names the server would refuse, or take for another consumer each
+     * time (an empty durable name: a new ephemeral consumer at each start,
+     * every message again; a stream name with a space: a 5 s wait for
+     * "Timeout"), are refused at the call. */
+    static const struct {
+        const char *stream, *durable, *subject, *message;
+    } names[] = {
+        { "S", "", "x", "sk_nats_js_consume: the durable consumer's name '' is empty" },
+        { "S", "a b", "x", "sk_nats_js_consume: the durable consumer's name 'a b' has whitespace or a control character" },
+        { "S", "a.b", "x", "sk_nats_js_consume: the durable consumer's name 'a.b' has '.', '*' or '>' (a name, not a subject)" },
+        { "ER RS", "d", "x", "sk_nats_js_consume: the stream's name 'ER RS' has whitespace or a control character (NULL: the stream of the subject)" },
+        { "", "d", "x", "sk_nats_js_consume: the stream's name '' is empty (NULL: the stream of the subject)" },
+        { "a/b", "d", "x", "sk_nats_js_consume: the stream's name 'a/b' has a path separator ('/', '\\')" },
+        { NULL, "d", "", "sk_nats_js_consume: subject is empty (the consumer's filter subject)" },
+    };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        signal = (sk_signal *)1;
+        cr_assert_eq(sk_nats_js_consume(&signal, connection, NULL, names[i].stream, names[i].durable, names[i].subject,
+                                        SK_NATS_MESSAGE, SK_NATS_ACK_AFTER_NEXT, NULL, 4),
+                     SK_ERR_INVALID_ARGUMENT, "%s", names[i].message);
+        cr_assert_null(signal);
+        cr_assert(strstr(sk_nats_last_error_message(), names[i].message) == sk_nats_last_error_message(), "%s",
+                  sk_nats_last_error_message());
+    }
     sk_queue_release(queue);
     sk_signal_release(never);
     cr_assert_eq(nats_wait_live_objects(0), 0);

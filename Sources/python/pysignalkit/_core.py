@@ -1279,6 +1279,7 @@ atexit.register(_shutdown)
 FORKED_MESSAGE = ("signalkit cannot be used in a process forked after it was used; use exec, the 'spawn' or "
                   "'forkserver' start method of multiprocessing, or import pysignalkit only in the child")
 _SK_ERR_UNSUPPORTED = -6
+_SK_ERR_RESOURCE = -8
 # The C functions that release or dispose: nothing, in a fork's child.
 _RELEASES = ("disposable_dispose", "ffi_trampoline_close", "test_recorder_dispose")
 

@@ -66,8 +66,8 @@ from typing import Any, Callable, Dict, List, Optional, Union
 from . import _core, _speedups
 from ._callbacks import (_c_key_callback, _c_shared_drop_callback, _c_signal_callback, _c_work_callback, _Callback,
                          _EncodeCallback, _SharedDropCallback)
-from ._core import (C, SignalError, SignalKitError, Value, _callback_failed, _drop_fn, _Failures, _map_fn, _put_object,
-                    _release_ctx, _release_fn, _retain_callbacks, _signal_fn, _ValueP, _object_out)
+from ._core import (_SK_ERR_RESOURCE, C, SignalError, SignalKitError, Value, _callback_failed, _drop_fn, _Failures,
+                    _map_fn, _put_object, _release_ctx, _release_fn, _retain_callbacks, _signal_fn, _ValueP, _object_out)
 from ._handle import _call_with, _callable_arg, _count_arg, _seconds_arg
 from ._native import _NATIVE_CODES
 from ._queue import _BLOCK, _NO_DROP, Queue, _bounded_policy, _drop_arguments, _place_release, _queue_arg
@@ -661,10 +661,13 @@ class Message:
     `release` is called) without a final acknowledgement, its room is given
     back and the server delivers the message again after the consumer's
     AckWait. Indexable as the "message" shape's list ([payload, subject,
-    reply, headers])."""
+    reply, headers]). A message that reached on_next after `close()` of its
+    connection (delivered from the consumer's queue after the close) holds
+    nothing: acknowledging it raises SignalKitError, as acknowledging any
+    message of a closed connection does, and the server delivers it again."""
     __slots__ = ("payload", "subject", "reply", "headers", "_hold", "_connection", "_lock", "__weakref__")
 
-    def __init__(self, items: List[Any], hold: Value, connection: Connection) -> None:
+    def __init__(self, items: List[Any], hold: Optional[Value], connection: Connection) -> None:
         self.payload: bytes = items[ITEM_PAYLOAD]
         """The payload."""
         self.subject: str = items[ITEM_SUBJECT]
@@ -723,6 +726,9 @@ def ack(value: object, kind: Union[str, int] = "ack") -> None:
     if isinstance(value, Message):
         with value._lock:
             hold = value._hold
+            if hold is None and value._connection._closed:
+                raise SignalKitError(_SK_ERR_RESOURCE, "nats.ack: the NATS connection is closed: the message "
+                                     "cannot be acknowledged (the server delivers it again after AckWait)")
             if hold is None:
                 raise ValueError("signalkit: nats.ack: the message was released")
             status = _sk_nats_ack(byref(hold), number)
@@ -757,9 +763,18 @@ class _Explicit:
             items = _core.from_value(source)
             item = _ValueP()
             _core._check(C.value_get_array_item(source, 4, byref(item)))
-            hold = Value()
-            _core._check(C.value_copy(byref(hold), item))
-            self.connection._use("nats.js_consume")  # the message's own use, ended by its release
+            copied = Value()
+            _core._check(C.value_copy(byref(copied), item))
+            hold: Optional[Value] = copied
+            try:
+                self.connection._use("nats.js_consume")  # the message's own use, ended by its release
+            except ValueError:
+                # Closed since the message was fetched (it waited on the
+                # consumer's queue): its hold goes now, while the signal's
+                # own use keeps the connection; the Message says so when
+                # acknowledged. (It was None, a traceback, and a leaked hold.)
+                C.value_release(byref(copied))
+                hold = None
             message = Message(items, hold, self.connection)
             _put_object(message, ctypes.cast(out, _ValueP).contents)
         except BaseException as exc:
