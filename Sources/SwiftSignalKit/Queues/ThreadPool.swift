@@ -18,29 +18,25 @@ typealias NativeThread = pthread_t
 package struct NativeThreadHandle {
     let thread: NativeThread
 
+    /// The thread (`NativeThread` is optional where `pthread_t` is a
+    /// pointer, Darwin; nil there only for a thread never made).
+    private var made: pthread_t? {
+        return self.thread
+    }
+
     /// Waits for the thread to exit (it must be joinable, and is then gone).
     func join() {
-        #if canImport(Darwin)
-        guard let thread = self.thread else {
-            return
+        if let thread = self.made {
+            pthread_join(thread, nil)
         }
-        #else
-        let thread = self.thread
-        #endif
-        pthread_join(thread, nil)
     }
 
     /// Lets the thread go: it is never joined, and its resources go when it
     /// exits.
     func detach() {
-        #if canImport(Darwin)
-        guard let thread = self.thread else {
-            return
+        if let thread = self.made {
+            pthread_detach(thread)
         }
-        #else
-        let thread = self.thread
-        #endif
-        pthread_detach(thread)
     }
 }
 
