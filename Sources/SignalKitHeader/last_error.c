@@ -1,26 +1,78 @@
+#include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../../include/signalkit.h"
 #include "include/signalkit_internal.h"
 
-/* The last error message, one per thread, owned by the library. */
-static _Thread_local char sk__last_error[512];
+/* The last error message, one per thread, owned by the library: a buffer of
+ * SK__LAST_ERROR_SIZE bytes made at the thread's first error and freed at
+ * its exit, of which only the pointer is a thread-local. The buffer itself
+ * was one (512 bytes of the library's 896 of static TLS, the block glibc
+ * keeps for libraries loaded after the program started, about 1.6 KB for
+ * all of them): a second copy of the library (a program with the Python
+ * wheel's and the system's), or the library after another that uses
+ * initial-exec thread-locals, failed to load, "cannot allocate memory in
+ * static TLS block". */
+enum { SK__LAST_ERROR_SIZE = 512 };
+static _Thread_local char *sk__last_error;
+/* No memory for the buffer: the message says so instead. */
+static _Thread_local bool sk__last_error_lost;
+static const char sk__last_error_lost_text[] = "(the error's message was lost: no memory for it)";
+
+/* glibc's registration of a thread's exit function (what C++ thread_local
+ * destructors use; no pthread key, of which a process may have used up its
+ * 1,024), and this library's handle for it. */
+extern int __cxa_thread_atexit_impl(void (*function)(void *), void *object, void *dso_handle);
+extern void *__dso_handle;
+
+static void sk__last_error_free(void *buffer) {
+    free(buffer);
+}
+
+/* This thread's buffer, made at its first use; NULL without memory. */
+static char *sk__last_error_buffer(void) {
+    if (sk__last_error == NULL) {
+        char *buffer = malloc(SK__LAST_ERROR_SIZE);
+        if (buffer == NULL) {
+            return NULL;
+        }
+        buffer[0] = '\0';
+        if (__cxa_thread_atexit_impl(sk__last_error_free, buffer, &__dso_handle) != 0) {
+            free(buffer);
+            return NULL;
+        }
+        sk__last_error = buffer;
+    }
+    return sk__last_error;
+}
 
 void sk__set_last_error(const char *message) {
     if (message == NULL) {
-        sk__last_error[0] = '\0';
+        if (sk__last_error != NULL) {
+            sk__last_error[0] = '\0';
+        }
+        sk__last_error_lost = false;
+        return;
+    }
+    char *buffer = sk__last_error_buffer();
+    sk__last_error_lost = buffer == NULL;
+    if (buffer == NULL) {
         return;
     }
     size_t length = strlen(message);
-    if (length >= sizeof sk__last_error) {
-        length = sizeof sk__last_error - 1;
+    if (length >= SK__LAST_ERROR_SIZE) {
+        length = SK__LAST_ERROR_SIZE - 1;
     }
-    memcpy(sk__last_error, message, length);
-    sk__last_error[length] = '\0';
+    memcpy(buffer, message, length);
+    buffer[length] = '\0';
 }
 
 const char *sk_last_error_message(void) {
-    return sk__last_error;
+    if (sk__last_error_lost) {
+        return sk__last_error_lost_text;
+    }
+    return sk__last_error != NULL ? sk__last_error : "";
 }
 
 void sk__release_keeping_message(sk_release_fn release, void *ctx) {
@@ -29,10 +81,19 @@ void sk__release_keeping_message(sk_release_fn release, void *ctx) {
     }
     /* The message as a whole: a copy of the bytes up to its end would do,
      * but 512 bytes cost no more than the strlen. */
-    char saved[sizeof sk__last_error];
-    memcpy(saved, sk__last_error, sizeof saved);
+    char saved[SK__LAST_ERROR_SIZE];
+    bool lost = sk__last_error_lost;
+    bool had = sk__last_error != NULL;
+    if (had) {
+        memcpy(saved, sk__last_error, sizeof saved);
+    }
     release(ctx);
-    memcpy(sk__last_error, saved, sizeof saved);
+    if (had) {
+        memcpy(sk__last_error, saved, sizeof saved);
+    } else if (sk__last_error != NULL) {
+        sk__last_error[0] = '\0';
+    }
+    sk__last_error_lost = lost;
 }
 
 /* What waits to be released on this thread and how deeply releases nest

@@ -2,11 +2,14 @@
  * durations no clock can represent, the process's descriptor limit, many
  * host queues and many subscriptions, pipelines abandoned with timed work
  * pending; with descriptor and live-object counts checked at the end. */
+#define _GNU_SOURCE /* dladdr */
+#include <dlfcn.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <signalkit_test.h>
 
@@ -1201,4 +1204,48 @@ Test(limits, drains_at_every_max_tasks, .timeout = SK_TEST_TIMEOUT) {
         counters_destroy(2, &host_ran, &virtual_ran);
     }
     expect_no_live_objects(0);
+}
+
+/* Copies of the library loaded beside it (a program with the Python
+ * wheel's copy and the system's, or one that loads it after other
+ * libraries with initial-exec thread-locals): each takes its thread-locals
+ * from the static TLS block glibc keeps for libraries loaded later (about
+ * 1.6 KB for all of them). The library took 896 bytes of it, 512 of them
+ * the last error's buffer: a second copy failed to load, "cannot allocate
+ * memory in static TLS block" (a tester's Python program). Three copies
+ * load now, and each keeps its own last error. */
+Test(limits, three_more_copies_of_the_library_load_beside_it, .timeout = SK_TEST_TIMEOUT) {
+    if (SK_TEST_SANITIZED || running_under_valgrind()) {
+        cr_skip_test("the sanitizer builds' library is another build, and valgrind's suppressions name the library's file");
+    }
+    Dl_info info;
+    /* An address inside the library: its static text for SK_OK. */
+    cr_assert(dladdr(sk_status_string(SK_OK), &info) != 0 && info.dli_fname != NULL);
+    char folder[] = "/tmp/signalkit-copies-XXXXXX";
+    cr_assert_not_null(mkdtemp(folder));
+    void *copies[3] = {NULL, NULL, NULL};
+    char paths[3][sizeof folder + 32];
+    for (int i = 0; i < 3; i++) {
+        snprintf(paths[i], sizeof paths[i], "%s/copy%d.so", folder, i);
+        char command[1024];
+        snprintf(command, sizeof command, "cp '%s' '%s'", info.dli_fname, paths[i]);
+        cr_assert_eq(system(command), 0, "%s", command);
+        copies[i] = dlopen(paths[i], RTLD_NOW | RTLD_LOCAL);
+        cr_assert_not_null(copies[i], "copy %d: %s", i + 1, dlerror());
+    }
+    for (int i = 0; i < 3; i++) {
+        int (*get_int64)(const sk_value *, int64_t *) = NULL;
+        const char *(*message)(void) = NULL;
+        void *found[2] = { dlsym(copies[i], "sk_value_get_int64"), dlsym(copies[i], "sk_last_error_message") };
+        cr_assert(found[0] != NULL && found[1] != NULL);
+        memcpy(&get_int64, &found[0], sizeof get_int64); /* POSIX: a function's address, as an object pointer */
+        memcpy(&message, &found[1], sizeof message);
+        cr_assert_eq(get_int64(NULL, NULL), SK_ERR_NULL_ARGUMENT);
+        cr_assert_not_null(strstr(message(), "sk_value_get_int64"), "copy %d: %s", i + 1, message());
+        remove(paths[i]); /* the loaded copy stays mapped */
+    }
+    rmdir(folder);
+    sk_value value;
+    sk_value_set_int64(&value, 1);
+    SK_OK_OR_FAIL(sk_value_get_int64(&value, &(int64_t){0}));
 }
