@@ -63,7 +63,7 @@ final class BoundedConcurrentExecutor: QueueExecutor, @unchecked Sendable {
         for started in 0 ..< maxWorkers {
             let context = Unmanaged.passRetained(core).toOpaque()
             let (status, thread) = startThread(context)
-            guard status == 0, let thread else {
+            guard status == 0 else {
                 Unmanaged<ThreadPoolCore>.fromOpaque(context).release()
                 // The threads started see the close and exit (no task was
                 // given); each is waited for.
@@ -71,7 +71,13 @@ final class BoundedConcurrentExecutor: QueueExecutor, @unchecked Sendable {
                 for thread in threads {
                     thread.join()
                 }
-                throw .threadRefused(errno: status == 0 ? EAGAIN : status, started: started)
+                throw .threadRefused(errno: status, started: started)
+            }
+            guard let thread else {
+                // Invariant (the starters of this file and of the tests): a
+                // started thread comes with its handle. Without it the
+                // thread could be neither joined nor detached.
+                preconditionFailure("BoundedConcurrentExecutor: a thread started without its handle")
             }
             threads.append(thread)
         }
