@@ -78,8 +78,10 @@ public struct SignalOverflowError: Error, Equatable, CustomStringConvertible, Se
         case periodNeverEnds
     }
 
-    /// The operator that failed ("onBackpressureBuffer", "deliverOn", or the
-    /// C function's name).
+    /// The operator that failed: in Swift "onBackpressureBuffer",
+    /// "deliverOn", "values(capacity:)", "buffer(timeSpan:)", "zip",
+    /// "mergeMap" or "SignalPipe" (a bounded pipe); through the C API the
+    /// C function's name ("sk_signal_deliver_on_bounded").
     public let operatorName: String
     /// The buffer's capacity.
     public let capacity: Int
