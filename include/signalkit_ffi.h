@@ -692,8 +692,9 @@ int sk_ffi_trampoline_pipe(sk_ffi_trampoline **out, sk_pipe *pipe, sk_ffi_signat
  * Valid while the trampoline is alive: cast it to the function type its
  * signature describes.
  *
- * @param trampoline  Borrowed.
- * @return The function; NULL for NULL.
+ * @param trampoline  Borrowed; may be NULL (the result is then NULL).
+ * @return The function, owned by the library (valid while the trampoline
+ *         is alive); NULL for NULL.
  * @par Thread safety
  *   Any thread.
  */
@@ -718,7 +719,7 @@ void sk_ffi_trampoline_close(sk_ffi_trampoline *trampoline);
  * Not the calls after close, nor those whose arguments did not convert; a
  * put into a terminated subscriber counts, as it cannot be told apart.
  *
- * @param trampoline  Borrowed.
+ * @param trampoline  Borrowed; may be NULL (the count is then 0).
  * @return The count; 0 for NULL.
  * @par Thread safety
  *   Any thread.

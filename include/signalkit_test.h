@@ -269,7 +269,7 @@ int sk_test_signal_cold(sk_signal **out, sk_test_subscriptions **out_subscriptio
  * @param queue     Borrowed: a virtual-time queue.
  * @param frame     As for sk_test_signal_cold().
  * @param diagram   Borrowed, NUL-terminated: the diagram.
- * @param values    Borrowed: the value table; may be NULL.
+ * @param values    Borrowed (copied): the value table; may be NULL.
  * @param count     The number of entries of `values`.
  * @param error     Borrowed (copied): the error of `#`; may be NULL for nil.
  * @return As sk_test_signal_cold(); its last frame is counted from the

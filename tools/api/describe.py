@@ -503,7 +503,9 @@ def pointer_fields(api):
             if problem:
                 problems.append(f"{where(item)}: the parameter {param['name']} ({param['type']}) {problem}")
             param["nullable"], param["ownership"] = nullable, ownership
-        if "*" in item["returns"]:
+        # A function pointer result (sk_ffi_trampoline_function's) is lent
+        # code: valid while what made it lives, as its @return says.
+        if "*" in item["returns"] or is_function_pointer(item["returns"], callbacks):
             words = ["lent" if word == "borrowed" else word for word in said(item["return_doc"], OWNERSHIP_PHRASES)]
             if len(words) != 1 or words[0] not in ("returned", "lent"):
                 problems.append(f"{where(item)}: its result ({item['returns']}) "
