@@ -726,8 +726,9 @@ int sk_nats_ack(const sk_value *message, sk_nats_ack_kind kind);
  * the same message ID, at most `attempts` times in all: the stream's
  * duplicate window (2 minutes by default) makes the server store it once.
  * A publish answered "no responders" (no stream listens on the subject,
- * or JetStream is restarting) is tried again after 50 ms, within the same
- * count.
+ * JetStream is restarting, a clustered stream elects its leader) is tried
+ * again after 50 ms, within the same count: `attempts` of them last about
+ * `attempts` x 50 ms, so give a cluster's failover time over 50 ms (docs/nats.md).
  *
  * Each acknowledgement emits an SK_KIND_INT64 value: the stream sequence
  * the server stored the message at (for a duplicate, the first copy's),

@@ -33,7 +33,11 @@
  *   one frame, which the group as a whole takes; `^`: the subscription point
  *   of a hot signal, taking no frame (in a cold diagram it is an error);
  *   spaces are ignored. Any other character, a non-ASCII one (`é`) included,
- *   is an error naming its position (in characters from 0). (The Swift
+ *   is an error naming its position (in characters from 0), and so are an
+ *   event after the terminal event (`a|b`, `a||`), an empty group `()`, a
+ *   group inside a group, a group not closed, a `)` without its `(`, and a
+ *   second `^`. A hot diagram need not have a `^`: without one it plays
+ *   from the frame of the call, as if it began with `^`. (The Swift
  *   parser, `Marbles.parse`, also takes a non-ASCII letter or digit as a
  *   value; its TestScheduler's cold signals refuse `^` as these do.)
  * - A frame lasts `frame` seconds of the queue's virtual clock, rounded to
@@ -75,7 +79,11 @@ extern "C" {
  * Releasing the last handle drops the pending work (each `release(ctx)`
  * runs on the releasing thread) and any later work; an sk_queue_sync() that
  * waits for another thread's advance meanwhile returns SK_ERR_RELEASED, its
- * work dropped.
+ * work dropped. Signals and subscriptions that use the queue (test
+ * signals, operators given it) do not keep it open: their later events are
+ * dropped with the rest. Released from its own work during an advance, the
+ * queue runs no task after that one: the advance returns SK_OK (`out_ran`
+ * counting the tasks that ran) and the rest is dropped.
  *
  * @param[out] out  Receives the new queue (+1): release it with
  *                  sk_queue_release(); NULL on error.
@@ -188,7 +196,9 @@ int sk_queue_virtual_pending(sk_queue *queue, size_t *out_count);
  *
  * A table is an array of entries, each character (an ASCII letter or
  * digit) at most once. Without a table (NULL, 0), a letter or digit stands
- * for itself as a one-character string value.
+ * for itself as a one-character string value. With one, every letter or
+ * digit of the diagram must have its entry: one without is an error
+ * (SK_ERR_INVALID_ARGUMENT, "no value for `a`"), a digit included.
  */
 typedef struct sk_marble_value {
     char symbol;     /**< A letter or digit of the diagrams. */

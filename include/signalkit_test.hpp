@@ -258,7 +258,8 @@ inline test_signal make(make_test_signal fn, const queue &q, seconds_t frame, co
  * frames (frame t of the diagram at the start of the t-th frame after the
  * subscription's: less than t frames after a subscription made mid-frame); `failure` is
  * the error of `#` (sk_test_signal_cold). Ownership: the queue is borrowed
- * (the signal retains it), the table and the error copied. Thread safety: any
+ * (the signal does not keep it open: once the last handle of `q` is gone,
+ * its events are dropped), the table and the error copied. Thread safety: any
  * thread; events come on the thread advancing `q`. Errors: as
  * sk_test_signal_cold (a diagram that does not parse: SK_ERR_INVALID_ARGUMENT
  * naming the position; a queue that is not a virtual-time one:

@@ -7,10 +7,16 @@ import SignalKitHeader
 import SwiftSignalKit
 import Synchronization
 
-/// Whether handle checking is on. A global with a constant initializer (no
-/// lazy initialization on the per-event path); `SIGNALKIT_CHECK_HANDLES` is
-/// applied by `HandleRegistry.applyEnvironment()`.
-let handleCheckingEnabled = Synchronization.Atomic<Bool>(false)
+/// Whether handle checking is on: `handleCheckingUnknown` until the
+/// environment has been read (`HandleRegistry.applyEnvironment()`, which the
+/// first query runs: a call given a pointer before any object exists is
+/// checked too), then `handleCheckingOff` or `handleCheckingOn`. A global
+/// with a constant initializer (no lazy initialization on the per-event
+/// path).
+let handleChecking = Synchronization.Atomic<Int>(handleCheckingUnknown)
+let handleCheckingUnknown = 0
+let handleCheckingOff = 1
+let handleCheckingOn = 2
 
 /// The library's live objects, kept only while handle checking is on
 /// (`sk_set_handle_checking`, or `SIGNALKIT_CHECK_HANDLES=1` or
@@ -86,15 +92,16 @@ enum HandleRegistry {
 
     private static let environmentApplied: Bool = {
         if isSet("SIGNALKIT_LIVE_OBJECTS_AT_EXIT") {
-            handleCheckingEnabled.store(true, ordering: .releasing)
+            handleChecking.store(handleCheckingOn, ordering: .releasing)
             reportingProcess = getpid()
             atexit { reportLiveObjectsAtExit() }
             return true
         }
         guard isSet("SIGNALKIT_CHECK_HANDLES") else {
+            handleChecking.store(handleCheckingOff, ordering: .releasing)
             return false
         }
-        handleCheckingEnabled.store(true, ordering: .releasing)
+        handleChecking.store(handleCheckingOn, ordering: .releasing)
         return true
     }()
 
@@ -109,7 +116,18 @@ enum HandleRegistry {
 
     @inline(__always)
     static var isEnabled: Bool {
-        return handleCheckingEnabled.load(ordering: .relaxed)
+        let state = handleChecking.load(ordering: .relaxed)
+        if _fastPath(state == handleCheckingOff) {
+            return false
+        }
+        return state == handleCheckingOn || isEnabledOnceApplied()
+    }
+
+    /// `isEnabled` before the environment was read (no object made yet).
+    @inline(never)
+    private static func isEnabledOnceApplied() -> Bool {
+        applyEnvironment()
+        return handleChecking.load(ordering: .acquiring) == handleCheckingOn
     }
 
     static func register(_ address: UInt) {
@@ -204,7 +222,7 @@ public func sk_set_handle_checking(_ enabled: Bool) -> Int32 {
     if liveObjectCount.load(ordering: .acquiring) != 0 {
         return fail(SK_ERR_BUSY, "library objects are alive (\(liveObjectCount.load(ordering: .relaxed))); switch before creating any")
     }
-    handleCheckingEnabled.store(enabled, ordering: .releasing)
+    handleChecking.store(enabled ? handleCheckingOn : handleCheckingOff, ordering: .releasing)
     return SKOK
 }
 

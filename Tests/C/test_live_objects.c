@@ -7,6 +7,7 @@
 #include <math.h>
 #include <pthread.h>
 #include <semaphore.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -245,6 +246,29 @@ Test(live_objects, argument_errors, .timeout = SK_TEST_TIMEOUT) {
     sk_pipe_release(pipe);
     cr_assert_eq(sk_handle_set_name(pipe, "x"), SK_ERR_RELEASED);
     cr_assert_eq(sk_live_objects(), 0);
+}
+
+/* SIGNALKIT_CHECK_HANDLES=1 holds from the library's first call, whatever
+ * it is: a pointer that never was a handle, given before any object
+ * exists, is SK_ERR_RELEASED, not dereferenced (the variable was read only
+ * when the first object was made: the call crashed). In a child forked
+ * before this test used the library, as the test below. */
+Test(live_objects, the_variable_checks_a_bogus_handle_given_before_any_object, .timeout = SK_TEST_TIMEOUT) {
+    pid_t pid = fork();
+    cr_assert(pid >= 0);
+    if (pid == 0) {
+        setenv("SIGNALKIT_CHECK_HANDLES", "1", 1);
+        sk_signal *out = NULL;
+        int status = sk_signal_take(&out, (sk_signal *)(uintptr_t)12345, 1);
+        if (status != SK_ERR_RELEASED || out != NULL || !sk_handle_checking()) {
+            _exit(4);
+        }
+        _exit(0);
+    }
+    int status = 0;
+    cr_assert_eq(waitpid(pid, &status, 0), pid);
+    cr_assert(WIFEXITED(status), "the child ended with signal %d", WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+    cr_assert_eq(WEXITSTATUS(status), 0, "the call was not refused as SK_ERR_RELEASED");
 }
 
 /* SIGNALKIT_LIVE_OBJECTS_AT_EXIT=1: the process's exit prints the list on

@@ -361,17 +361,35 @@ def _nats_words(status: int) -> str:
     return f"nats: {text}: {detail}" if detail and detail != text else f"nats: {text}"
 
 
+def _redacted(urls: str) -> str:
+    """`urls` (comma-separated) with each URL's user information hidden, for
+    messages: a password as `user:***`, a token as `***`."""
+    shown = []
+    for url in urls.split(","):
+        scheme, separator, rest = url.partition("://")
+        if not separator:
+            scheme, rest = "", url
+        end = rest.find("/")
+        at = rest.rfind("@", 0, end if end >= 0 else len(rest))
+        if at >= 0:
+            user, colon, _ = rest[:at].partition(":")
+            rest = (user + ":***" if colon else "***") + rest[at:]
+        shown.append(scheme + separator + rest)
+    return ",".join(shown)
+
+
 def connect(url: str) -> Connection:
     """A connection to the NATS server(s) at `url` ("nats://127.0.0.1:4222";
     several, comma-separated), with libnats's default options
     (natsConnection_ConnectTo: reconnection on, 60 attempts 2 s apart).
-    ConnectionError, with the client's words, when it cannot connect;
+    ConnectionError, with the client's words, when it cannot connect (the
+    URL quoted with its password or token hidden: `nats://alice:***@host`);
     TypeError unless `url` is a str."""
     encoded = _text_arg(url, "connect", "url")
     out = _object_out()
     status = _connect_to(byref(out), encoded)
     if status != 0 or not out.value:
-        raise ConnectionError(f"signalkit: connect: cannot connect to {url!r} ({_nats_words(status)})")
+        raise ConnectionError(f"signalkit: connect: cannot connect to {_redacted(url)!r} ({_nats_words(status)})")
     return Connection(out.value)
 
 

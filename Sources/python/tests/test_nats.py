@@ -631,3 +631,8 @@ def test_a_bad_subject_gives_the_bridges_error_in_words(connection):
     with pytest.raises(ConnectionError) as failed:
         nats.connect("nats://127.0.0.1:1")
     assert "cannot connect to 'nats://127.0.0.1:1' (nats: " in str(failed.value)
+    # The message never carries a password or a token of the URL.
+    with pytest.raises(ConnectionError) as failed:
+        nats.connect("nats://alice:s3cret@127.0.0.1:1,t0ken@127.0.0.1:2/x@y")
+    assert "cannot connect to 'nats://alice:***@127.0.0.1:1,***@127.0.0.1:2/x@y' (nats: " in str(failed.value)
+    assert "s3cret" not in str(failed.value) and "t0ken" not in str(failed.value)

@@ -290,11 +290,38 @@ impl fmt::Debug for Connection {
     }
 }
 
+/// `urls` (comma-separated) with each URL's user information hidden, for
+/// messages: a password as `user:***`, a token as `***`.
+fn redacted(urls: &str) -> String {
+    let shown: Vec<String> = urls
+        .split(',')
+        .map(|url| {
+            let (scheme, rest) = match url.find("://") {
+                Some(at) => url.split_at(at + 3),
+                None => ("", url),
+            };
+            let end = rest.find('/').unwrap_or(rest.len());
+            match rest[..end].rfind('@') {
+                Some(at) => {
+                    let user = match rest[..at].find(':') {
+                        Some(colon) => format!("{}:***", &rest[..colon]),
+                        None => "***".to_owned(),
+                    };
+                    format!("{}{}{}", scheme, user, &rest[at..])
+                }
+                None => url.to_owned(),
+            }
+        })
+        .collect();
+    shown.join(",")
+}
+
 impl Connection {
     /// Connects to `url` (or several, comma-separated) with libnats's
     /// default options (`natsConnection_ConnectTo`: reconnection on, 60
     /// attempts 2 s apart). The error (status `SK_ERR_RESOURCE`) says
-    /// why in the client's words; for options of one's own (TLS,
+    /// why in the client's words, quoting the URL with its password or
+    /// token hidden (`nats://alice:***@host`); for options of one's own (TLS,
     /// credentials, reconnection), connect with libnats and adopt the
     /// connection with [`Connection::from_raw`].
     pub fn connect(url: &str) -> Result<Connection, Error> {
@@ -305,7 +332,7 @@ impl Connection {
         if status != sys::NATS_OK {
             return Err(Error::new(
                 sk::SK_ERR_RESOURCE,
-                format!("Connection::connect: cannot connect to '{}' {}", url, nats_words(status)),
+                format!("Connection::connect: cannot connect to '{}' {}", redacted(url), nats_words(status)),
             ));
         }
         // Safety: NATS_OK gives a new connection.

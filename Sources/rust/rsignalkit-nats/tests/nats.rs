@@ -221,6 +221,16 @@ fn a_bad_subject_fails_in_the_clients_words() {
     drop(server);
     let refused = Connection::connect("nats://127.0.0.1:1").unwrap_err();
     assert!(refused.message().starts_with("Connection::connect: cannot connect to 'nats://127.0.0.1:1' (nats: "), "{}", refused);
+    // The message never carries a password or a token of the URL.
+    let refused = Connection::connect("nats://alice:s3cret@127.0.0.1:1,t0ken@127.0.0.1:2/x@y").unwrap_err();
+    assert!(
+        refused
+            .message()
+            .starts_with("Connection::connect: cannot connect to 'nats://alice:***@127.0.0.1:1,***@127.0.0.1:2/x@y' (nats: "),
+        "{}",
+        refused
+    );
+    assert!(!refused.message().contains("s3cret") && !refused.message().contains("t0ken"), "{}", refused);
 }
 
 #[test]

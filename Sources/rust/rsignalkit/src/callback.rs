@@ -11,7 +11,8 @@
 //! installed before it, unless it happens inside a callback of this crate
 //! on the panicking thread (a thread-local count, raised around each
 //! `catch_unwind`): its message travels on as the stream's error or goes to
-//! the failure hook. `SIGNALKIT_RUST_PANIC_LOG=1` passes those on too.
+//! the failure hook. `SIGNALKIT_RUST_PANIC_LOG=1` passes those on too, and
+//! so does a build with `panic = "abort"`, where nothing can catch them.
 use std::any::Any;
 use std::cell::{Cell, UnsafeCell};
 use std::os::raw::c_void;
@@ -283,12 +284,23 @@ pub(crate) fn quiet_panics() {
             let previous = std::panic::take_hook();
             std::panic::set_hook(Box::new(move |info| {
                 let inside = INSIDE.try_with(Cell::get).unwrap_or(0) > 0;
-                if !inside || std::env::var_os(PANIC_LOG_VARIABLE).map_or(false, |v| v == "1") {
+                let log = std::env::var_os(PANIC_LOG_VARIABLE).map_or(false, |v| v == "1");
+                if passes_on(inside, log, cfg!(panic = "abort")) {
                     previous(info)
                 }
             }));
         });
     }
+}
+
+/// Whether the crate's panic hook passes a panic on to the hook installed
+/// before it: one outside this crate's callbacks (`inside` false), one the
+/// user asked to see (`log`, `SIGNALKIT_RUST_PANIC_LOG=1`), and every one
+/// when panics abort (`aborts`, a build with `panic = "abort"`): nothing
+/// catches it then, and its message is the only word of why the process
+/// stopped.
+pub(crate) fn passes_on(inside: bool, log: bool, aborts: bool) -> bool {
+    !inside || log || aborts
 }
 
 /// The message of a panic's payload.
@@ -417,4 +429,20 @@ fn print_failure(place: &str, message: &str, hook_panic: Option<&str>) {
         None => eprintln!("signalkit: {}: {}", place, message),
         Some(panic) => eprintln!("signalkit: {}: {} (the failure hook {})", place, message, panic),
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::passes_on;
+
+    /// The panic hook's choice: a caught panic stays quiet unless asked
+    /// for, but under `panic = "abort"` every panic is printed, since it
+    /// stops the process and nothing else says why.
+    #[test]
+    fn the_hook_passes_on_what_nothing_else_reports() {
+        assert!(passes_on(false, false, false), "a panic outside callbacks");
+        assert!(!passes_on(true, false, false), "a caught panic is quiet");
+        assert!(passes_on(true, true, false), "SIGNALKIT_RUST_PANIC_LOG=1");
+        assert!(passes_on(true, false, true), "panic = \"abort\": nothing catches it");
+    }
 }
