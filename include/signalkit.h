@@ -272,7 +272,7 @@ unsigned sk_version_number(void);
 
 /**
  * @brief The version of the library loaded at run time as "major.minor.patch".
- * @return A static string owned by the library. Never fails.
+ * @return A static string owned by the library, never NULL. Never fails.
  * @par Thread safety
  *   Any thread.
  */
@@ -325,8 +325,8 @@ typedef enum sk_status {
 /**
  * @brief A short English description of a status ("ok", "null argument", ...).
  * @param status  Any int; need not be an sk_status.
- * @return A static string owned by the library; "unknown status" for values
- *         that are not an sk_status. Never fails.
+ * @return A static string owned by the library, never NULL; "unknown
+ *         status" for values that are not an sk_status. Never fails.
  * @par Thread safety
  *   Any thread.
  */
@@ -342,9 +342,9 @@ const char *sk_status_string(int status);
  * returns (see the @ref conventions "conventions", "Callbacks"). At most
  * 511 bytes: a longer message is cut there.
  *
- * @return A thread-local string owned by the library, valid until the next
- *         failing call on this thread; "" when no error happened yet. Never
- *         fails.
+ * @return A thread-local string owned by the library, never NULL, valid
+ *         until the next failing call on this thread; "" when no error
+ *         happened yet. Never fails.
  * @par Thread safety
  *   Any thread (the message is per thread).
  */
@@ -1236,7 +1236,9 @@ int sk_signal_start_failable(sk_disposable **out, sk_signal *signal, const sk_ob
 /**
  * @brief Adds a reference to a signal.
  * @param signal  Borrowed; gains one reference. NULL is a no-op.
- * @return `signal` (+1: the reference gained).
+ * @return `signal` (+1: the reference gained); NULL for NULL and, with
+ *         nothing retained and the last error message set, for a handle of
+ *         another type or, with handle checking on, a released one.
  * @par Thread safety
  *   Any thread.
  */
@@ -1319,9 +1321,9 @@ int sk_subscriber_put_completion(sk_subscriber *subscriber);
  * @brief Adds a reference to a subscriber (to emit after the generator has
  *        returned).
  * @param subscriber  Borrowed; gains one reference. NULL is a no-op.
- * @return `subscriber` (+1: the reference gained); NULL, with nothing
- *         retained and the last error message set, for a handle of another
- *         type or, with handle checking on, a released one.
+ * @return `subscriber` (+1: the reference gained); NULL for NULL and, with
+ *         nothing retained and the last error message set, for a handle of
+ *         another type or, with handle checking on, a released one.
  * @par Thread safety
  *   Any thread.
  */
@@ -1388,7 +1390,9 @@ void sk_disposable_dispose(sk_disposable *disposable);
 /**
  * @brief Adds a reference to a disposable.
  * @param disposable  Borrowed; gains one reference. NULL is a no-op.
- * @return `disposable` (+1: the reference gained).
+ * @return `disposable` (+1: the reference gained); NULL for NULL and, with
+ *         nothing retained and the last error message set, for a handle of
+ *         another type or, with handle checking on, a released one.
  * @par Thread safety
  *   Any thread.
  */
@@ -1617,7 +1621,9 @@ int sk_pipe_signal(sk_signal **out, sk_pipe *pipe);
 /**
  * @brief Adds a reference to a pipe.
  * @param pipe  Borrowed; gains one reference. NULL is a no-op.
- * @return `pipe` (+1: the reference gained).
+ * @return `pipe` (+1: the reference gained); NULL for NULL and, with
+ *         nothing retained and the last error message set, for a handle of
+ *         another type or, with handle checking on, a released one.
  * @par Thread safety
  *   Any thread.
  */
@@ -1692,7 +1698,9 @@ int sk_promise_get(sk_signal **out, sk_promise *promise);
 /**
  * @brief Adds a reference to a promise.
  * @param promise  Borrowed; gains one reference. NULL is a no-op.
- * @return `promise` (+1: the reference gained).
+ * @return `promise` (+1: the reference gained); NULL for NULL and, with
+ *         nothing retained and the last error message set, for a handle of
+ *         another type or, with handle checking on, a released one.
  * @par Thread safety
  *   Any thread.
  */
@@ -1759,7 +1767,9 @@ int sk_value_promise_get(sk_signal **out, sk_value_promise *promise);
 /**
  * @brief Adds a reference to a value promise.
  * @param promise  Borrowed; gains one reference. NULL is a no-op.
- * @return `promise` (+1: the reference gained).
+ * @return `promise` (+1: the reference gained); NULL for NULL and, with
+ *         nothing retained and the last error message set, for a handle of
+ *         another type or, with handle checking on, a released one.
  * @par Thread safety
  *   Any thread.
  */
@@ -2092,7 +2102,9 @@ bool sk_queue_is_current(sk_queue *queue);
 /**
  * @brief Adds a reference to a queue.
  * @param queue  Borrowed; gains one reference. NULL is a no-op.
- * @return `queue` (+1: the reference gained).
+ * @return `queue` (+1: the reference gained); NULL for NULL and, with
+ *         nothing retained and the last error message set, for a handle of
+ *         another type or, with handle checking on, a released one.
  * @par Thread safety
  *   Any thread.
  */

@@ -113,9 +113,9 @@ extern "C" {
  * as a C literal); a message too long for the library's buffer is cut on a
  * character boundary.
  *
- * @return A thread-local string owned by the library, valid until the next
- *         failing sk_ffi_ call on this thread; "" when none failed yet.
- *         Never fails.
+ * @return A thread-local string owned by the library, never NULL, valid
+ *         until the next failing sk_ffi_ call on this thread; "" when none
+ *         failed yet. Never fails.
  * @par Thread safety
  *   Any thread (the message is per thread).
  */
@@ -303,7 +303,9 @@ sk_ffi_type sk_ffi_signature_arg(const sk_ffi_signature *signature, size_t index
  * right after handing it over.
  *
  * @param signature  Borrowed; gains one reference. NULL is a no-op.
- * @return `signature` (+1: the reference gained).
+ * @return `signature` (+1: the reference gained); NULL for NULL and, with
+ *         nothing retained and the last error message set, for a handle
+ *         that is not a signature.
  * @par Thread safety
  *   Any thread.
  */
@@ -729,7 +731,9 @@ uint64_t sk_ffi_trampoline_calls(sk_ffi_trampoline *trampoline);
 /**
  * @brief Adds a reference to a trampoline.
  * @param trampoline  Borrowed; gains one reference. NULL is a no-op.
- * @return `trampoline` (+1: the reference gained).
+ * @return `trampoline` (+1: the reference gained); NULL for NULL and, with
+ *         nothing retained and the last error message set, for a handle
+ *         that is not a trampoline.
  * @par Thread safety
  *   Any thread.
  */

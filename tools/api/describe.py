@@ -12,11 +12,13 @@ each library's soname from the build (Makefile, mk/ffi.mk). Sizes,
 offsets and the values of enumerators and constants come from a small C
 program generated here and compiled with the same compiler, so they are the
 ABI of the machine the build runs on. Each pointer parameter's ownership
-and nullability, and a pointer result's ownership, come from the standard
-phrases of its text (OWNERSHIP_PHRASES; the conventions where it says
-nothing of NULL). The format is docs/api-json.md. It fails when a text
-would keep a Doxygen command other than @ref, and when a pointer's text
-says no ownership, or two, naming the function and the parameter.
+and nullability, and a pointer result's ownership and nullability, come
+from the standard phrases of its text (OWNERSHIP_PHRASES,
+RETURN_NULL_PHRASES; the conventions where a parameter's says nothing of
+NULL). The format is docs/api-json.md. It fails when a text
+would keep a Doxygen command other than @ref, when a pointer's text
+says no ownership, or two, and when a pointer result's says not whether it
+may be NULL, naming the function and the parameter.
 
 Usage: describe.py OUTPUT.json [GCC]   (run from the repository's root; gcc by default: -aux-info is gcc's)
 Python 3 standard library only.
@@ -428,6 +430,13 @@ NULLABLE_PHRASES = (
 assert {word for word, _ in OWNERSHIP_PHRASES} <= set(OWNERSHIP)
 # Where a text refers to another function's parameter of the same name.
 AS_FOR = r"\bas for (sk_[a-z0-9_]+)\(\)"
+# Whether a pointer result may be NULL, from its @return: "never NULL", or
+# NULL as one of the results ("or NULL", "NULL when ...", "; NULL for ...",
+# "NULL means ...").
+RETURN_NULL_PHRASES = (
+    (False, r"\bnever NULL\b"),
+    (True, r"\bor NULL\b|\bNULL (?:when|for|if|on|means)\b|(?:^|[;:,.] )NULL\b"),
+)
 
 
 def said(text, phrases):
@@ -446,8 +455,10 @@ def is_function_pointer(type_, callbacks):
 
 def pointer_fields(api):
     """Each parameter's `nullable` and `ownership`, each function's and
-    callback's `return_ownership` (see OWNERSHIP_PHRASES); fails, naming
-    them, on a data pointer whose text says no ownership, or two."""
+    callback's `return_ownership` and `return_nullable` (see
+    OWNERSHIP_PHRASES, RETURN_NULL_PHRASES); fails, naming them, on a data
+    pointer whose text says no ownership, or two, and on a pointer result
+    whose @return says not whether it may be NULL."""
     callbacks = {callback["name"] for callback in api["callbacks"]}
     functions = {function["name"]: function for function in api["functions"]}
     problems = []
@@ -513,8 +524,16 @@ def pointer_fields(api):
                                 f"({item['return_doc'][:60]!r}): say returned (+1) or lent (owned by the library, "
                                 f"or borrowed)")
             item["return_ownership"] = words[0] if len(words) == 1 else None
+            nulls = said(item["return_doc"], RETURN_NULL_PHRASES)
+            if len(nulls) != 1:
+                problems.append(f"{where(item)}: its result ({item['returns']}) "
+                                f"{'says both never NULL and NULL' if nulls else 'says not whether it may be NULL'} "
+                                f"in its @return ({item['return_doc'][:60]!r}): say \"never NULL\", or when it is "
+                                f"NULL (\"NULL when ...\", \"NULL for ...\", \"or NULL\")")
+            item["return_nullable"] = nulls[0] if len(nulls) == 1 else None
         else:
             item["return_ownership"] = "none"
+            item["return_nullable"] = None
     if problems:
         fail("pointers whose ownership the headers do not say:\n" + "\n".join(problems))
 

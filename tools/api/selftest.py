@@ -18,8 +18,9 @@ fail with the message that names it; the copy unchanged must pass.
   an exception that excuses nothing
   a C++ paragraph naming a function C++ has
   a constant, an enum value or a struct field without a doc comment
-  a pointer parameter (or result) whose text says no ownership, or two
-  (describe.py refuses it)
+  a pointer parameter (or result) whose text says no ownership, or two; a
+  pointer result whose @return says not whether it may be NULL
+  (describe.py refuses them)
 
 Usage: selftest.py   (from the repository's root; run by make test-api)
 """
@@ -120,6 +121,11 @@ CASES = [
       r"the function sk_signal_made_up\(\): the parameter signal \(sk_signal \*\) says both consumed and borrowed",
       r"the function sk_signal_made_up\(\): the parameter name \(const char \*\) says no ownership",
       r"the function sk_signal_made_up\(\): its result \(const char \*\) has no ownership in its @return"]),
+    ("a pointer result whose @return says not whether it may be NULL",
+     [("include/signalkit.h", "@return A static string owned by the library, never NULL. Never fails.",
+       "@return A static string owned by the library. Never fails.")],
+     [r"include/signalkit\.h:\d+: the function sk_version_string\(\): its result \(const char \*\) says not whether "
+      r"it may be NULL in its @return"]),
     ("a generated prototype edited by hand: an argument of the wrong type, and one missing",
      [("Sources/python/pysignalkit/_prototypes.py", '"sk_signal_take": ("int", "handle *", "handle", "size_t"),',
        '"sk_signal_take": ("int", "handle *", "handle", "int"),'),
