@@ -562,7 +562,7 @@ int sk_value_set_string(sk_value *out, const char *text);
  *                  sk_value_release()); overwritten without releasing what it
  *                  held; nil on error.
  * @param text      Borrowed (copied); may be NULL only when `length` is 0.
- * @param length    The number of bytes.
+ * @param length    The number of bytes of `text`.
  * @return SK_OK; SK_ERR_NULL_ARGUMENT if `out` is NULL, or `text` is NULL
  *         with `length` not 0; SK_ERR_INVALID_ARGUMENT for a length larger
  *         than any buffer (PTRDIFF_MAX or more: the copy adds a NUL);
@@ -578,7 +578,7 @@ int sk_value_set_string_n(sk_value *out, const char *text, size_t length);
  *                  sk_value_release()); overwritten without releasing what it
  *                  held; nil on error.
  * @param data      Borrowed (copied); may be NULL only when `length` is 0.
- * @param length    The number of bytes.
+ * @param length    The number of bytes of `data`.
  * @return SK_OK; SK_ERR_NULL_ARGUMENT if `out` is NULL, or `data` is NULL
  *         with `length` not 0; SK_ERR_INVALID_ARGUMENT for a length larger
  *         than any buffer (above PTRDIFF_MAX); SK_ERR_NO_MEMORY when the
@@ -621,7 +621,7 @@ int sk_value_set_bytes(sk_value *out, const void *data, size_t length);
  *                  held; nil on error.
  * @param items     Borrowed (copied: heap kinds are retained). May be NULL only
  *                  when `count` is 0.
- * @param count     The number of items.
+ * @param count     The number of items of `items`.
  * @return SK_OK; SK_ERR_NULL_ARGUMENT if `out` is NULL, or `items` is NULL
  *         with `count` not 0; SK_ERR_INVALID_ARGUMENT for a count larger
  *         than any buffer (`count * sizeof(sk_value)` above PTRDIFF_MAX);
@@ -762,7 +762,8 @@ int sk_value_get_double(const sk_value *value, double *out);
  * @param value      Borrowed.
  * @param[out] out   Receives the text, NUL-terminated, borrowed: valid while
  *                   `value` (or a copy of it) is alive.
- * @param[out] length  May be NULL; receives the text's byte length.
+ * @param[out] length  May be NULL; receives the number of bytes of `*out`,
+ *                     the text's byte length (the NUL aside).
  * @return SK_OK; SK_ERR_NULL_ARGUMENT; SK_ERR_WRONG_KIND when `value` has
  *         another kind (nothing is converted); SK_ERR_INVALID_ARGUMENT,
  *         SK_ERR_RELEASED for a malformed or released value (see @ref values).
@@ -775,7 +776,7 @@ int sk_value_get_string(const sk_value *value, const char **out, size_t *length)
  * @param value        Borrowed.
  * @param[out] out     Receives the bytes, borrowed: valid while `value` (or a
  *                     copy of it) is alive.
- * @param[out] length  Receives the number of bytes.
+ * @param[out] length  Receives the number of bytes of `*out`.
  * @return SK_OK; SK_ERR_NULL_ARGUMENT; SK_ERR_WRONG_KIND when `value` has
  *         another kind (nothing is converted); SK_ERR_INVALID_ARGUMENT,
  *         SK_ERR_RELEASED for a malformed or released value (see @ref values).
@@ -820,7 +821,7 @@ int sk_value_get_array_item(const sk_value *value, size_t index, const sk_value 
  * @param[out] out    Points at the first item, borrowed from the array:
  *                    valid while `value` (or a copy of it) is alive. Of an
  *                    empty array, an address not to be read.
- * @param[out] count  May be NULL; receives the number of items.
+ * @param[out] count  May be NULL; receives the number of items of `*out`.
  * @return SK_OK; SK_ERR_NULL_ARGUMENT; SK_ERR_WRONG_KIND when `value` has
  *         another kind (nothing is converted); SK_ERR_INVALID_ARGUMENT,
  *         SK_ERR_RELEASED for a malformed or released value (see @ref values).
@@ -2433,9 +2434,9 @@ int sk_signal_switch_to_latest(sk_signal **out, sk_signal *signal);
  *                  is 0 (the result emits an empty array, then completes,
  *                  both during the start, on the starting thread, whatever
  *                  `queue` is: as in the original).
- * @param count     The number of signals: the array's length, read in
- *                  order (the first NULL or wrong handle is the error),
- *                  never memory reserved ahead.
+ * @param count     The number of signals of `signals`: the array's length,
+ *                  read in order (the first NULL or wrong handle is the
+ *                  error), never memory reserved ahead.
  * @param queue     Borrowed, may be NULL: where the inputs are delivered
  *                  first (unused when `count` is 0).
  * @return SK_OK, or an error of @ref operators.
@@ -2463,9 +2464,9 @@ int sk_signal_combine_latest(sk_signal **out, sk_signal *const *signals, size_t 
  * @param[out] out  The new signal (+1).
  * @param signals   `count` signals, borrowed. May be NULL only when `count`
  *                  is 0 (the result completes at once without a value).
- * @param count     The number of signals: the array's length, read in
- *                  order (the first NULL or wrong handle is the error),
- *                  never memory reserved ahead.
+ * @param count     The number of signals of `signals`: the array's length,
+ *                  read in order (the first NULL or wrong handle is the
+ *                  error), never memory reserved ahead.
  * @return SK_OK, or an error of @ref operators.
  * @par Thread safety
  *   Any thread. An array is delivered on the thread of the value that
@@ -2496,9 +2497,9 @@ int sk_signal_with_latest_from(sk_signal **out, sk_signal *signal, sk_signal *ot
  * @param[out] out  The new signal (+1).
  * @param signals   `count` signals, borrowed. May be NULL only when `count`
  *                  is 0 (the result completes at once).
- * @param count     The number of signals: the array's length, read in
- *                  order (the first NULL or wrong handle is the error),
- *                  never memory reserved ahead.
+ * @param count     The number of signals of `signals`: the array's length,
+ *                  read in order (the first NULL or wrong handle is the
+ *                  error), never memory reserved ahead.
  * @return SK_OK, or an error of @ref operators.
  * @par Thread safety
  *   Any thread. Events pass on the thread that delivers them.
@@ -2764,7 +2765,7 @@ int sk_signal_deliver_on_bounded(sk_signal **out, sk_signal *signal, sk_queue *q
  * @param[out] out  The new signal (+1).
  * @param signals   `count` signals, borrowed. May be NULL only when `count`
  *                  is 0 (the result completes at once without a value).
- * @param count     The number of signals, as sk_signal_zip()'s.
+ * @param count     The number of signals of `signals`, as sk_signal_zip()'s.
  * @param capacity  The most values waiting per signal, >= 1; 0 is
  *                  SK_ERR_INVALID_ARGUMENT ("capacity is 0").
  * @param overflow  An sk_overflow; another number is
@@ -3331,9 +3332,9 @@ int sk_signal_start_with(sk_signal **out, sk_signal *signal, const sk_value *val
  * @param[out] out  The new signal (+1).
  * @param signals   `count` signals, borrowed. May be NULL only when `count`
  *                  is 0 (the result completes at once).
- * @param count     The number of signals: the array's length, read in
- *                  order (the first NULL or wrong handle is the error),
- *                  never memory reserved ahead.
+ * @param count     The number of signals of `signals`: the array's length,
+ *                  read in order (the first NULL or wrong handle is the
+ *                  error), never memory reserved ahead.
  * @return SK_OK, or an error of @ref operators.
  * @par Thread safety
  *   Any thread. Each signal is started on the thread where its predecessor

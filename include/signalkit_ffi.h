@@ -216,7 +216,8 @@ typedef struct sk_ffi_signature sk_ffi_signature;
  * @param result    The return type.
  * @param args      The `count` argument types. Borrowed (copied); may be NULL
  *                  only when `count` is 0.
- * @param count     The number of arguments, at most SK_FFI_MAX_ARGS.
+ * @param count     The number of argument types of `args`, at most
+ *                  SK_FFI_MAX_ARGS.
  * @return SK_OK; SK_ERR_NULL_ARGUMENT (`out`, or `args` with `count` > 0);
  *         SK_ERR_INVALID_ARGUMENT naming the offending argument index
  *         ("args[2]") or "result" for a type out of range or misplaced, or

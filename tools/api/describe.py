@@ -15,10 +15,12 @@ ABI of the machine the build runs on. Each pointer parameter's ownership
 and nullability, and a pointer result's ownership and nullability, come
 from the standard phrases of its text (OWNERSHIP_PHRASES,
 RETURN_NULL_PHRASES; the conventions where a parameter's says nothing of
-NULL). The format is docs/api-json.md. It fails when a text
+NULL); the links between a pointer and its length from the length's text
+(LENGTH_OF). The format is docs/api-json.md. It fails when a text
 would keep a Doxygen command other than @ref, when a pointer's text
 says no ownership, or two, and when a pointer result's says not whether it
-may be NULL, naming the function and the parameter.
+may be NULL, or a length parameter's not what it counts, naming the
+function and the parameter.
 
 Usage: describe.py OUTPUT.json [GCC]   (run from the repository's root; gcc by default: -aux-info is gcc's)
 Python 3 standard library only.
@@ -390,6 +392,7 @@ def describe(cc):
                                      "see": doc["see"], "thread_safety": doc["thread_safety"]})
         resolve_errors(api)
         pointer_fields(api)
+        length_links(api)
         layout(cc, workdir, api)
     majors = {c["name"]: c.get("value") for c in api["constants"]}
     api["version"] = f'{majors["SK_VERSION_MAJOR"]}.{majors["SK_VERSION_MINOR"]}.{majors["SK_VERSION_PATCH"]}'
@@ -536,6 +539,77 @@ def pointer_fields(api):
             item["return_nullable"] = None
     if problems:
         fail("pointers whose ownership the headers do not say:\n" + "\n".join(problems))
+
+
+# Length links (docs/api-json.md, "Lengths"). A `size_t` parameter (or a
+# `size_t *` out parameter) says which pointer parameter it counts the
+# elements of: "The number of bytes of `text`", "The size of `buffer` in
+# bytes", "receives the number of items of `*out`"; one that receives the
+# full length of what a buffer was given truncated says "full length" and
+# names the buffer after it. A parameter named as a length (LENGTH_NAME)
+# beside a pointer that may be an array (not a handle, a context, a
+# function, nor a number written out) must say which it counts.
+LENGTH_OF = r"\b(?:number|size) of (?:[\w ]+? )?of `\*?(" + IDENT + r")`|\bsize of `\*?(" + IDENT + r")`"
+FULL_LENGTH_OF = r"\bfull length\b.*?`\*?(" + IDENT + r")`"
+LENGTH_NAME = r"(?:\w+_)?(?:count|length|size)"
+LENGTH_TYPES = ("size_t", "size_t *")
+PLAIN_POINTEE = r"(?:const )?(?:bool|int|unsigned|size_t|u?int(?:8|16|32|64)_t|double|float)"
+
+
+def length_links(api):
+    """Each parameter's `length_param` and `length_of` (a pointer and the
+    parameter counting its elements), `full_length_param` and
+    `full_length_of` (an out buffer and the out parameter receiving the
+    full length of what it was given truncated); fails, naming them, on a
+    length parameter that names no pointer of its function, or that says
+    nothing of which it counts."""
+    handles = {handle["name"] for handle in api["handles"]}
+    callbacks = {callback["name"] for callback in api["callbacks"]}
+    problems = []
+    for item in api["functions"] + api["callbacks"]:
+        kind = "the callback" if item["name"] in callbacks else "the function"
+        where = f"include/{item['header']}:{item['line']}: {kind} {item['name']}()"
+        params = {param["name"]: param for param in item["params"]}
+        for param in item["params"]:
+            param.update(length_param=None, length_of=None, full_length_param=None, full_length_of=None)
+
+        def array_like(param):
+            """A pointer that may point at several elements: no handle (an
+            array of handles is one: `sk_signal *const *`), no handle
+            received, no context, no function, no number written out."""
+            type_ = param["type"]
+            pointee = type_[:-1].strip() if type_.endswith("*") else None
+            if pointee is None or param["ownership"] in ("context", "none") or re.fullmatch(PLAIN_POINTEE, pointee):
+                return False
+            if re.sub(r"^const ", "", pointee) in handles:
+                return False
+            return not (param["direction"] != "in" and re.sub(r"^const |\s*\*$", "", pointee) in handles)
+
+        for param in item["params"]:
+            if param["type"] not in LENGTH_TYPES:
+                continue
+            full = re.search(FULL_LENGTH_OF, param["doc"])
+            counted = re.search(LENGTH_OF, param["doc"])
+            key, link = ("full_length", full) if full else ("length", counted)
+            if link:
+                target = params.get(link.group(1) or link.group(2))
+                if target is None or not array_like(target):
+                    problems.append(f"{where}: the parameter {param['name']} counts `{link.group(1) or link.group(2)}`"
+                                    f", which is no pointer parameter of it that may point at elements")
+                    continue
+                if param["type"] == "size_t *" and param["direction"] == "in":
+                    problems.append(f"{where}: the parameter {param['name']} ({param['type']}) receives a length: "
+                                    f"tag it @param[out]")
+                    continue
+                param[f"{key}_of"], target[f"{key}_param"] = target["name"], param["name"]
+            elif re.fullmatch(LENGTH_NAME, param["name"] or "") and \
+                    any(array_like(other) for other in item["params"] if other is not param):
+                problems.append(f"{where}: the parameter {param['name']} ({param['type']}) says not what it counts "
+                                f"({param['doc'][:60]!r}): say \"The number of ... of `POINTER`\" or \"The size of "
+                                f"`POINTER` ...\" (or, of an out buffer's full length, \"full length ... `BUFFER`\") "
+                                f"(docs/api-json.md, \"Lengths\")")
+    if problems:
+        fail("length parameters whose texts do not say what they count:\n" + "\n".join(problems))
 
 
 def soname(library):

@@ -19,7 +19,8 @@ fail with the message that names it; the copy unchanged must pass.
   a C++ paragraph naming a function C++ has
   a constant, an enum value or a struct field without a doc comment
   a pointer parameter (or result) whose text says no ownership, or two; a
-  pointer result whose @return says not whether it may be NULL
+  pointer result whose @return says not whether it may be NULL; a length
+  parameter whose text says not which pointer it counts
   (describe.py refuses them)
 
 Usage: selftest.py   (from the repository's root; run by make test-api)
@@ -126,6 +127,15 @@ CASES = [
        "@return A static string owned by the library. Never fails.")],
      [r"include/signalkit\.h:\d+: the function sk_version_string\(\): its result \(const char \*\) says not whether "
       r"it may be NULL in its @return"]),
+    ("a length parameter whose text says not what it counts, and one that counts no pointer",
+     [("include/signalkit.h", " * @param count     The number of items of `items`.\n",
+       " * @param count     The number of items.\n"),
+      ("include/signalkit.h", " * @param length    The number of bytes of `data`.\n",
+       " * @param length    The number of bytes of `bytes`.\n")],
+     [r"include/signalkit\.h:\d+: the function sk_value_set_array\(\): the parameter count \(size_t\) says not what it "
+      r"counts",
+      r"the function sk_value_set_bytes\(\): the parameter length counts `bytes`, which is no pointer parameter of it "
+      r"that may point at elements"]),
     ("a generated prototype edited by hand: an argument of the wrong type, and one missing",
      [("Sources/python/pysignalkit/_prototypes.py", '"sk_signal_take": ("int", "handle *", "handle", "size_t"),',
        '"sk_signal_take": ("int", "handle *", "handle", "int"),'),
