@@ -16,11 +16,12 @@ and nullability, and a pointer result's ownership and nullability, come
 from the standard phrases of its text (OWNERSHIP_PHRASES,
 RETURN_NULL_PHRASES; the conventions where a parameter's says nothing of
 NULL); the links between a pointer and its length from the length's text
-(LENGTH_OF). The format is docs/api-json.md. It fails when a text
+(LENGTH_OF); each handle's release and retain functions from their
+prototypes. The format is docs/api-json.md. It fails when a text
 would keep a Doxygen command other than @ref, when a pointer's text
 says no ownership, or two, and when a pointer result's says not whether it
 may be NULL, or a length parameter's not what it counts, naming the
-function and the parameter.
+function and the parameter, and on a handle without a release function.
 
 Usage: describe.py OUTPUT.json [GCC]   (run from the repository's root; gcc by default: -aux-info is gcc's)
 Python 3 standard library only.
@@ -393,6 +394,7 @@ def describe(cc):
         resolve_errors(api)
         pointer_fields(api)
         length_links(api)
+        handle_lifetimes(api)
         layout(cc, workdir, api)
     majors = {c["name"]: c.get("value") for c in api["constants"]}
     api["version"] = f'{majors["SK_VERSION_MAJOR"]}.{majors["SK_VERSION_MINOR"]}.{majors["SK_VERSION_PATCH"]}'
@@ -610,6 +612,36 @@ def length_links(api):
                                 f"(docs/api-json.md, \"Lengths\")")
     if problems:
         fail("length parameters whose texts do not say what they count:\n" + "\n".join(problems))
+
+
+def handle_lifetimes(api):
+    """Each handle's `release` (the function dropping a reference: its one
+    parameter the handle, consumed, returning nothing) and `retain` (one
+    adding a reference: its one parameter the handle, returning it +1;
+    `null` when there is none); fails on a handle without a release
+    function, or with two."""
+    problems = []
+    for handle in api["handles"]:
+        pointer = f"{handle['name']} *"
+
+        def only(function):
+            return len(function["params"]) == 1 and function["params"][0]["type"] == pointer
+
+        releases = [f["name"] for f in api["functions"]
+                    if only(f) and f["returns"] == "void" and f["params"][0]["ownership"] == "consumed"]
+        retains = [f["name"] for f in api["functions"]
+                   if only(f) and f["returns"] == pointer and f["return_ownership"] == "returned"]
+        where = f"include/{handle['header']}:{handle['line']}: the handle {handle['name']}"
+        if len(releases) != 1:
+            found = "two release functions, " + ", ".join(releases) if releases else "no release function"
+            problems.append(f"{where} has {found}: declare one, `void {handle['name']}_release({pointer}handle)`, "
+                            f"its @param saying \"consumed\"")
+        if len(retains) > 1:
+            problems.append(f"{where} has two retain functions, {', '.join(retains)}: keep one")
+        handle["release"] = releases[0] if len(releases) == 1 else None
+        handle["retain"] = retains[0] if len(retains) == 1 else None
+    if problems:
+        fail("handles whose release the headers do not give:\n" + "\n".join(problems))
 
 
 def soname(library):

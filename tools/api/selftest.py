@@ -20,8 +20,8 @@ fail with the message that names it; the copy unchanged must pass.
   a constant, an enum value or a struct field without a doc comment
   a pointer parameter (or result) whose text says no ownership, or two; a
   pointer result whose @return says not whether it may be NULL; a length
-  parameter whose text says not which pointer it counts
-  (describe.py refuses them)
+  parameter whose text says not which pointer it counts; a handle without
+  a release function (describe.py refuses them)
 
 Usage: selftest.py   (from the repository's root; run by make test-api)
 """
@@ -136,6 +136,10 @@ CASES = [
       r"counts",
       r"the function sk_value_set_bytes\(\): the parameter length counts `bytes`, which is no pointer parameter of it "
       r"that may point at elements"]),
+    ("a handle without a release function",
+     [("include/signalkit_test.h", "void sk_test_recorder_release(sk_test_recorder *recorder);",
+       "void sk_test_recorder_release(sk_test_recorder *recorder, int flags);")],
+     [r"include/signalkit_test\.h:\d+: the handle sk_test_recorder has no release function: declare one"]),
     ("a generated prototype edited by hand: an argument of the wrong type, and one missing",
      [("Sources/python/pysignalkit/_prototypes.py", '"sk_signal_take": ("int", "handle *", "handle", "size_t"),',
        '"sk_signal_take": ("int", "handle *", "handle", "int"),'),
