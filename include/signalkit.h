@@ -644,7 +644,8 @@ int sk_value_set_array(sk_value *out, const sk_value *items, size_t count);
  * @param[out] out  Receives the new value (release it with
  *                  sk_value_release()); overwritten without releasing what it
  *                  held; nil on error.
- * @param pointer   The user pointer; the library never dereferences it.
+ * @param pointer   The user pointer, passed to `release`; the library never
+ *                  dereferences it.
  * @param release   May be NULL. Otherwise runs exactly once with `pointer`
  *                  when the last copy of the value is released, on the thread
  *                  that drops it; it also runs (before returning) if this call

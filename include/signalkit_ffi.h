@@ -499,7 +499,7 @@ typedef struct sk_ffi_observer {
     sk_ffi_fn error;                       /**< Called with the error; may be NULL. Callable until `release` has run (sk_ffi_fn). */
     sk_ffi_signature *completed_signature; /**< The signature of `completed`; required when `completed` is given. Borrowed. */
     sk_ffi_fn completed;                   /**< Called on completion; may be NULL. Callable until `release` has run (sk_ffi_fn). */
-    void *ctx;                             /**< Passed to a leading ctx argument and to `release`. */
+    void *ctx;                             /**< Passed to `next`, `error` and `completed` as their leading ctx argument (where their signature has one), and to `release`. */
     sk_release_fn release;                 /**< Runs exactly once with `ctx` after the last callback; may be NULL. */
 } sk_ffi_observer;
 

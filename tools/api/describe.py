@@ -17,11 +17,12 @@ from the standard phrases of its text (OWNERSHIP_PHRASES,
 RETURN_NULL_PHRASES; the conventions where a parameter's says nothing of
 NULL); the links between a pointer and its length from the length's text
 (LENGTH_OF); each handle's release and retain functions from their
-prototypes. The format is docs/api-json.md. It fails when a text
+prototypes; the callbacks each ctx goes to from the ctx's text. The format is docs/api-json.md. It fails when a text
 would keep a Doxygen command other than @ref, when a pointer's text
 says no ownership, or two, and when a pointer result's says not whether it
 may be NULL, or a length parameter's not what it counts, naming the
-function and the parameter, and on a handle without a release function.
+function and the parameter, on a handle without a release function, and
+on a callback that no ctx's text names.
 
 Usage: describe.py OUTPUT.json [GCC]   (run from the repository's root; gcc by default: -aux-info is gcc's)
 Python 3 standard library only.
@@ -395,6 +396,7 @@ def describe(cc):
         pointer_fields(api)
         length_links(api)
         handle_lifetimes(api)
+        context_links(api)
         layout(cc, workdir, api)
     majors = {c["name"]: c.get("value") for c in api["constants"]}
     api["version"] = f'{majors["SK_VERSION_MAJOR"]}.{majors["SK_VERSION_MINOR"]}.{majors["SK_VERSION_PATCH"]}'
@@ -642,6 +644,60 @@ def handle_lifetimes(api):
         handle["retain"] = retains[0] if len(retains) == 1 else None
     if problems:
         fail("handles whose release the headers do not give:\n" + "\n".join(problems))
+
+
+def context_links(api):
+    """The callbacks each context goes to (docs/api-json.md, "Contexts"):
+    a function's `ctx` parameter (ownership `context`) names them in its
+    text ("Passed to `fn` and `release`"); each of them gets `context`, the
+    ctx's name, and the ctx gets `context_release`, the one of them of type
+    sk_release_fn (`null` when there is none). A struct's `ctx` field does
+    the same in its brief ("Passed to every callback and to `release`":
+    every function pointer field). Fails, naming them, on a function
+    pointer that no ctx names, a ctx that names none, and a function that
+    takes a function pointer but no ctx."""
+    callbacks = {callback["name"] for callback in api["callbacks"]}
+    problems = []
+
+    def link(where, owner, items, contexts, names_of):
+        """Links the function pointers of `items` to the contexts naming them."""
+        functions = [item for item in items if is_function_pointer(item["type"], callbacks)]
+        for item in items:
+            item.update(context=None, context_release=None)
+        if functions and not contexts:
+            problems.append(f"{where}: {owner} takes {', '.join(f['name'] for f in functions)} but no ctx to "
+                            f"pass them: add a `void *ctx` (and an sk_release_fn `release`)")
+        for context in contexts:
+            named = [item for item in functions if item["name"] in names_of(context)]
+            if not named:
+                problems.append(f"{where}: the ctx {context['name']} of {owner} names no function pointer it is "
+                                f"passed to ({(context.get('doc') or context['brief'])[:60]!r}): say \"Passed to "
+                                f"`fn` and `release`\"")
+            for item in named:
+                item["context"] = context["name"]
+                if item["type"] == "sk_release_fn":
+                    context["context_release"] = item["name"]
+        for item in functions:
+            if item["context"] is None and contexts:
+                problems.append(f"{where}: {owner}'s {item['name']} ({item['type']}) is passed no ctx its texts name: "
+                                f"name it in the ctx's (\"Passed to `{item['name']}` and `release`\")")
+
+    for function in api["functions"]:
+        link(f"include/{function['header']}:{function['line']}", f"the function {function['name']}()",
+             function["params"], [p for p in function["params"] if p["ownership"] == "context"],
+             lambda context: re.findall(r"`(" + IDENT + r")`", context["doc"]))
+    for callback in api["callbacks"]:
+        for param in callback["params"]:  # the ctx a callback receives: nothing to link
+            param.update(context=None, context_release=None)
+    for struct in api["structs"]:
+        fields = struct["fields"]
+        every = [f["name"] for f in fields if is_function_pointer(f["type"], callbacks) and f["type"] != "sk_release_fn"]
+        link(f"include/{struct['header']}:{struct['line']}", f"the struct {struct['name']}", fields,
+             [f for f in fields if f["name"] == "ctx" and f["type"] == "void *"],
+             lambda context: re.findall(r"`(" + IDENT + r")`", context["brief"]) +
+             (every if re.search(r"\bevery callback\b", context["brief"]) else []))
+    if problems:
+        fail("callbacks whose ctx the headers do not say:\n" + "\n".join(problems))
 
 
 def soname(library):

@@ -21,7 +21,8 @@ fail with the message that names it; the copy unchanged must pass.
   a pointer parameter (or result) whose text says no ownership, or two; a
   pointer result whose @return says not whether it may be NULL; a length
   parameter whose text says not which pointer it counts; a handle without
-  a release function (describe.py refuses them)
+  a release function; a callback parameter or field that no ctx's text
+  names (describe.py refuses them)
 
 Usage: selftest.py   (from the repository's root; run by make test-api)
 """
@@ -140,6 +141,12 @@ CASES = [
      [("include/signalkit_test.h", "void sk_test_recorder_release(sk_test_recorder *recorder);",
        "void sk_test_recorder_release(sk_test_recorder *recorder, int flags);")],
      [r"include/signalkit_test\.h:\d+: the handle sk_test_recorder has no release function: declare one"]),
+    ("a callback no ctx names, in a function and in a struct",
+     [("include/signalkit.h", "Passed to `on_drop` and `release`.", "Passed to `on_drop`."),
+      ("include/signalkit.h", "/**< Passed to every callback and to `release`. */", "/**< Passed to `release`. */")],
+     [r"include/signalkit\.h:\d+: the function sk_pipe_create_bounded\(\)'s release \(sk_release_fn\) is passed no "
+      r"ctx its texts name",
+      r"include/signalkit\.h:\d+: the struct sk_observer's next \(sk_next_fn\) is passed no ctx its texts name"]),
     ("a generated prototype edited by hand: an argument of the wrong type, and one missing",
      [("Sources/python/pysignalkit/_prototypes.py", '"sk_signal_take": ("int", "handle *", "handle", "size_t"),',
        '"sk_signal_take": ("int", "handle *", "handle", "int"),'),
