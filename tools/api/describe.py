@@ -17,12 +17,14 @@ from the standard phrases of its text (OWNERSHIP_PHRASES,
 RETURN_NULL_PHRASES; the conventions where a parameter's says nothing of
 NULL); the links between a pointer and its length from the length's text
 (LENGTH_OF); each handle's release and retain functions from their
-prototypes; the callbacks each ctx goes to from the ctx's text. The format is docs/api-json.md. It fails when a text
+prototypes; the callbacks each ctx goes to from the ctx's text; who
+closes a file descriptor from its text (FD_PHRASES). The format is docs/api-json.md. It fails when a text
 would keep a Doxygen command other than @ref, when a pointer's text
 says no ownership, or two, and when a pointer result's says not whether it
 may be NULL, or a length parameter's not what it counts, naming the
 function and the parameter, on a handle without a release function, and
-on a callback that no ctx's text names.
+on a callback that no ctx's text names, or a descriptor whose text says
+not who closes it.
 
 Usage: describe.py OUTPUT.json [GCC]   (run from the repository's root; gcc by default: -aux-info is gcc's)
 Python 3 standard library only.
@@ -397,6 +399,7 @@ def describe(cc):
         length_links(api)
         handle_lifetimes(api)
         context_links(api)
+        descriptors(api)
         layout(cc, workdir, api)
     majors = {c["name"]: c.get("value") for c in api["constants"]}
     api["version"] = f'{majors["SK_VERSION_MAJOR"]}.{majors["SK_VERSION_MINOR"]}.{majors["SK_VERSION_PATCH"]}'
@@ -698,6 +701,40 @@ def context_links(api):
              (every if re.search(r"\bevery callback\b", context["brief"]) else []))
     if problems:
         fail("callbacks whose ctx the headers do not say:\n" + "\n".join(problems))
+
+
+# Who closes a file descriptor a parameter carries (docs/api-json.md,
+# "Descriptors"): "owned by the queue", "do not close it" (lent), "close
+# it" (returned).
+FD_PHRASES = (
+    ("lent", r"\bowned by the (?:library|queue)\b|\bdo not close(?: it)?\b"),
+    ("returned", r"\bclose it\b|\bthe caller closes\b"),
+)
+
+
+def descriptors(api):
+    """Each parameter's `fd_ownership`: of an `int` or `int *` parameter
+    named `fd` or `..._fd` (a file descriptor), `lent` when the library
+    keeps it (the caller must not close it), `returned` when the caller
+    closes it; `null` on every other parameter. Fails, naming it, on a
+    descriptor whose text says neither, or both."""
+    callbacks = {callback["name"] for callback in api["callbacks"]}
+    problems = []
+    for item in api["functions"] + api["callbacks"]:
+        kind = "the callback" if item["name"] in callbacks else "the function"
+        for param in item["params"]:
+            param["fd_ownership"] = None
+            if param["type"] not in ("int", "int *") or not re.fullmatch(r"(?:\w+_)?fd", param["name"] or ""):
+                continue
+            words = said(param["doc"], FD_PHRASES)
+            if len(words) != 1:
+                problems.append(f"include/{item['header']}:{item['line']}: {kind} {item['name']}(): the descriptor "
+                                f"{param['name']} says {'both ' + ' and '.join(words) if words else 'not who closes it'}"
+                                f" ({param['doc'][:60]!r}): say \"owned by the library (do not close it)\" or \"close "
+                                f"it\" (docs/api-json.md, \"Descriptors\")")
+            param["fd_ownership"] = words[0] if len(words) == 1 else None
+    if problems:
+        fail("descriptors whose owner the headers do not say:\n" + "\n".join(problems))
 
 
 def soname(library):

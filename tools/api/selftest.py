@@ -22,7 +22,8 @@ fail with the message that names it; the copy unchanged must pass.
   pointer result whose @return says not whether it may be NULL; a length
   parameter whose text says not which pointer it counts; a handle without
   a release function; a callback parameter or field that no ctx's text
-  names (describe.py refuses them)
+  names; a file descriptor whose text says not who closes it (describe.py
+  refuses them)
 
 Usage: selftest.py   (from the repository's root; run by make test-api)
 """
@@ -147,6 +148,10 @@ CASES = [
      [r"include/signalkit\.h:\d+: the function sk_pipe_create_bounded\(\)'s release \(sk_release_fn\) is passed no "
       r"ctx its texts name",
       r"include/signalkit\.h:\d+: the struct sk_observer's next \(sk_next_fn\) is passed no ctx its texts name"]),
+    ("a file descriptor whose text says not who closes it",
+     [("include/signalkit.h", "Receives the descriptor, owned by the queue (do not\n *                    close it);",
+       "Receives the descriptor;")],
+     [r"include/signalkit\.h:\d+: the function sk_queue_host_fd\(\): the descriptor out_fd says not who closes it"]),
     ("a generated prototype edited by hand: an argument of the wrong type, and one missing",
      [("Sources/python/pysignalkit/_prototypes.py", '"sk_signal_take": ("int", "handle *", "handle", "size_t"),',
        '"sk_signal_take": ("int", "handle *", "handle", "int"),'),
