@@ -18,13 +18,15 @@ RETURN_NULL_PHRASES; the conventions where a parameter's says nothing of
 NULL); the links between a pointer and its length from the length's text
 (LENGTH_OF); each handle's release and retain functions from their
 prototypes; the callbacks each ctx goes to from the ctx's text; who
-closes a file descriptor from its text (FD_PHRASES). The format is docs/api-json.md. It fails when a text
+closes a file descriptor from its text (FD_PHRASES); whether a handle
+handed back keeps a handle argument alive (KEPT_ALIVE_PHRASES). The format is docs/api-json.md. It fails when a text
 would keep a Doxygen command other than @ref, when a pointer's text
 says no ownership, or two, and when a pointer result's says not whether it
 may be NULL, or a length parameter's not what it counts, naming the
 function and the parameter, on a handle without a release function, and
-on a callback that no ctx's text names, or a descriptor whose text says
-not who closes it.
+on a callback that no ctx's text names, a descriptor whose text says
+not who closes it, or a subject's handle that says not whether the signal
+made from it keeps it alive.
 
 Usage: describe.py OUTPUT.json [GCC]   (run from the repository's root; gcc by default: -aux-info is gcc's)
 Python 3 standard library only.
@@ -400,6 +402,7 @@ def describe(cc):
         handle_lifetimes(api)
         context_links(api)
         descriptors(api)
+        kept_alive(api)
         layout(cc, workdir, api)
     majors = {c["name"]: c.get("value") for c in api["constants"]}
     api["version"] = f'{majors["SK_VERSION_MAJOR"]}.{majors["SK_VERSION_MINOR"]}.{majors["SK_VERSION_PATCH"]}'
@@ -735,6 +738,45 @@ def descriptors(api):
             param["fd_ownership"] = words[0] if len(words) == 1 else None
     if problems:
         fail("descriptors whose owner the headers do not say:\n" + "\n".join(problems))
+
+
+# Whether the handle a function hands back keeps a handle argument alive
+# (docs/api-json.md, "Handles"): "not kept alive by the signal" (false),
+# "kept alive by the signal" (true).
+KEPT_ALIVE_PHRASES = (
+    (False, r"\bnot kept alive by\b"),
+    (True, r"\bkept alive by\b"),
+)
+
+
+def kept_alive(api):
+    """Each parameter's `kept_alive_by_out`: of a handle argument of a
+    function handing back a handle through `out`, whether that handle keeps
+    it alive as long as it lives, as its text says (`null` where it says
+    nothing, and on every other parameter). Fails, naming it, where a
+    function hands back a handle made from one handle of another type (a
+    subject's signal: sk_pipe_signal) and its text says neither."""
+    handles = {handle["name"] for handle in api["handles"]}
+    problems = []
+    for function in api["functions"]:
+        params = function["params"]
+        for param in params:
+            param["kept_alive_by_out"] = None
+        out = params[0] if params and params[0]["ownership"] == "returned" else None
+        if out is None or out["type"][:-2].strip() not in handles or not out["type"].endswith("**"):
+            continue
+        others = [param for param in params[1:] if param["type"].endswith("*") and
+                  re.sub(r"^const |\s*\*$", "", param["type"]) in handles and param["direction"] == "in"]
+        for param in others:
+            words = said(param["doc"], KEPT_ALIVE_PHRASES)
+            param["kept_alive_by_out"] = words[0] if len(words) == 1 else None
+            if len(params) == 2 and param["type"] != out["type"][:-1] and len(words) != 1:
+                problems.append(f"include/{function['header']}:{function['line']}: the function {function['name']}"
+                                f"(): the handle {param['name']} says not whether the {out['type'][:-2].strip()} it "
+                                f"hands back keeps it alive ({param['doc'][:60]!r}): say \"kept alive by the ...\" or "
+                                f"\"not kept alive by the ...\"")
+    if problems:
+        fail("handles whose lifetime the headers do not say:\n" + "\n".join(problems))
 
 
 def soname(library):

@@ -22,7 +22,8 @@ fail with the message that names it; the copy unchanged must pass.
   pointer result whose @return says not whether it may be NULL; a length
   parameter whose text says not which pointer it counts; a handle without
   a release function; a callback parameter or field that no ctx's text
-  names; a file descriptor whose text says not who closes it (describe.py
+  names; a file descriptor whose text says not who closes it; a subject's
+  signal that says not whether it keeps the subject alive (describe.py
   refuses them)
 
 Usage: selftest.py   (from the repository's root; run by make test-api)
@@ -152,6 +153,10 @@ CASES = [
      [("include/signalkit.h", "Receives the descriptor, owned by the queue (do not\n *                    close it);",
        "Receives the descriptor;")],
      [r"include/signalkit\.h:\d+: the function sk_queue_host_fd\(\): the descriptor out_fd says not who closes it"]),
+    ("a subject's signal whose text says not whether it keeps the subject alive",
+     [("include/signalkit.h", " * @param pipe      Borrowed; not kept alive by the signal.\n", " * @param pipe      Borrowed.\n")],
+     [r"include/signalkit\.h:\d+: the function sk_pipe_signal\(\): the handle pipe says not whether the sk_signal it "
+      r"hands back keeps it alive"]),
     ("a generated prototype edited by hand: an argument of the wrong type, and one missing",
      [("Sources/python/pysignalkit/_prototypes.py", '"sk_signal_take": ("int", "handle *", "handle", "size_t"),',
        '"sk_signal_take": ("int", "handle *", "handle", "int"),'),
