@@ -272,7 +272,7 @@ unsigned sk_version_number(void);
 
 /**
  * @brief The version of the library loaded at run time as "major.minor.patch".
- * @return A static string owned by the library. Never fails.
+ * @return A static string owned by the library, never NULL. Never fails.
  * @par Thread safety
  *   Any thread.
  */
@@ -325,8 +325,8 @@ typedef enum sk_status {
 /**
  * @brief A short English description of a status ("ok", "null argument", ...).
  * @param status  Any int; need not be an sk_status.
- * @return A static string owned by the library; "unknown status" for values
- *         that are not an sk_status. Never fails.
+ * @return A static string owned by the library, never NULL; "unknown
+ *         status" for values that are not an sk_status. Never fails.
  * @par Thread safety
  *   Any thread.
  */
@@ -342,9 +342,9 @@ const char *sk_status_string(int status);
  * returns (see the @ref conventions "conventions", "Callbacks"). At most
  * 511 bytes: a longer message is cut there.
  *
- * @return A thread-local string owned by the library, valid until the next
- *         failing call on this thread; "" when no error happened yet. Never
- *         fails.
+ * @return A thread-local string owned by the library, never NULL, valid
+ *         until the next failing call on this thread; "" when no error
+ *         happened yet. Never fails.
  * @par Thread safety
  *   Any thread (the message is per thread).
  */
@@ -562,7 +562,7 @@ int sk_value_set_string(sk_value *out, const char *text);
  *                  sk_value_release()); overwritten without releasing what it
  *                  held; nil on error.
  * @param text      Borrowed (copied); may be NULL only when `length` is 0.
- * @param length    The number of bytes.
+ * @param length    The number of bytes of `text`.
  * @return SK_OK; SK_ERR_NULL_ARGUMENT if `out` is NULL, or `text` is NULL
  *         with `length` not 0; SK_ERR_INVALID_ARGUMENT for a length larger
  *         than any buffer (PTRDIFF_MAX or more: the copy adds a NUL);
@@ -578,7 +578,7 @@ int sk_value_set_string_n(sk_value *out, const char *text, size_t length);
  *                  sk_value_release()); overwritten without releasing what it
  *                  held; nil on error.
  * @param data      Borrowed (copied); may be NULL only when `length` is 0.
- * @param length    The number of bytes.
+ * @param length    The number of bytes of `data`.
  * @return SK_OK; SK_ERR_NULL_ARGUMENT if `out` is NULL, or `data` is NULL
  *         with `length` not 0; SK_ERR_INVALID_ARGUMENT for a length larger
  *         than any buffer (above PTRDIFF_MAX); SK_ERR_NO_MEMORY when the
@@ -621,7 +621,7 @@ int sk_value_set_bytes(sk_value *out, const void *data, size_t length);
  *                  held; nil on error.
  * @param items     Borrowed (copied: heap kinds are retained). May be NULL only
  *                  when `count` is 0.
- * @param count     The number of items.
+ * @param count     The number of items of `items`.
  * @return SK_OK; SK_ERR_NULL_ARGUMENT if `out` is NULL, or `items` is NULL
  *         with `count` not 0; SK_ERR_INVALID_ARGUMENT for a count larger
  *         than any buffer (`count * sizeof(sk_value)` above PTRDIFF_MAX);
@@ -644,7 +644,8 @@ int sk_value_set_array(sk_value *out, const sk_value *items, size_t count);
  * @param[out] out  Receives the new value (release it with
  *                  sk_value_release()); overwritten without releasing what it
  *                  held; nil on error.
- * @param pointer   The user pointer; the library never dereferences it.
+ * @param pointer   The user pointer, passed to `release`; the library never
+ *                  dereferences it.
  * @param release   May be NULL. Otherwise runs exactly once with `pointer`
  *                  when the last copy of the value is released, on the thread
  *                  that drops it; it also runs (before returning) if this call
@@ -762,7 +763,8 @@ int sk_value_get_double(const sk_value *value, double *out);
  * @param value      Borrowed.
  * @param[out] out   Receives the text, NUL-terminated, borrowed: valid while
  *                   `value` (or a copy of it) is alive.
- * @param[out] length  May be NULL; receives the text's byte length.
+ * @param[out] length  May be NULL; receives the number of bytes of `*out`,
+ *                     the text's byte length (the NUL aside).
  * @return SK_OK; SK_ERR_NULL_ARGUMENT; SK_ERR_WRONG_KIND when `value` has
  *         another kind (nothing is converted); SK_ERR_INVALID_ARGUMENT,
  *         SK_ERR_RELEASED for a malformed or released value (see @ref values).
@@ -775,7 +777,7 @@ int sk_value_get_string(const sk_value *value, const char **out, size_t *length)
  * @param value        Borrowed.
  * @param[out] out     Receives the bytes, borrowed: valid while `value` (or a
  *                     copy of it) is alive.
- * @param[out] length  Receives the number of bytes.
+ * @param[out] length  Receives the number of bytes of `*out`.
  * @return SK_OK; SK_ERR_NULL_ARGUMENT; SK_ERR_WRONG_KIND when `value` has
  *         another kind (nothing is converted); SK_ERR_INVALID_ARGUMENT,
  *         SK_ERR_RELEASED for a malformed or released value (see @ref values).
@@ -820,7 +822,7 @@ int sk_value_get_array_item(const sk_value *value, size_t index, const sk_value 
  * @param[out] out    Points at the first item, borrowed from the array:
  *                    valid while `value` (or a copy of it) is alive. Of an
  *                    empty array, an address not to be read.
- * @param[out] count  May be NULL; receives the number of items.
+ * @param[out] count  May be NULL; receives the number of items of `*out`.
  * @return SK_OK; SK_ERR_NULL_ARGUMENT; SK_ERR_WRONG_KIND when `value` has
  *         another kind (nothing is converted); SK_ERR_INVALID_ARGUMENT,
  *         SK_ERR_RELEASED for a malformed or released value (see @ref values).
@@ -1236,7 +1238,9 @@ int sk_signal_start_failable(sk_disposable **out, sk_signal *signal, const sk_ob
 /**
  * @brief Adds a reference to a signal.
  * @param signal  Borrowed; gains one reference. NULL is a no-op.
- * @return `signal` (+1: the reference gained).
+ * @return `signal` (+1: the reference gained); NULL for NULL and, with
+ *         nothing retained and the last error message set, for a handle of
+ *         another type or, with handle checking on, a released one.
  * @par Thread safety
  *   Any thread.
  */
@@ -1319,9 +1323,9 @@ int sk_subscriber_put_completion(sk_subscriber *subscriber);
  * @brief Adds a reference to a subscriber (to emit after the generator has
  *        returned).
  * @param subscriber  Borrowed; gains one reference. NULL is a no-op.
- * @return `subscriber` (+1: the reference gained); NULL, with nothing
- *         retained and the last error message set, for a handle of another
- *         type or, with handle checking on, a released one.
+ * @return `subscriber` (+1: the reference gained); NULL for NULL and, with
+ *         nothing retained and the last error message set, for a handle of
+ *         another type or, with handle checking on, a released one.
  * @par Thread safety
  *   Any thread.
  */
@@ -1388,7 +1392,9 @@ void sk_disposable_dispose(sk_disposable *disposable);
 /**
  * @brief Adds a reference to a disposable.
  * @param disposable  Borrowed; gains one reference. NULL is a no-op.
- * @return `disposable` (+1: the reference gained).
+ * @return `disposable` (+1: the reference gained); NULL for NULL and, with
+ *         nothing retained and the last error message set, for a handle of
+ *         another type or, with handle checking on, a released one.
  * @par Thread safety
  *   Any thread.
  */
@@ -1617,7 +1623,9 @@ int sk_pipe_signal(sk_signal **out, sk_pipe *pipe);
 /**
  * @brief Adds a reference to a pipe.
  * @param pipe  Borrowed; gains one reference. NULL is a no-op.
- * @return `pipe` (+1: the reference gained).
+ * @return `pipe` (+1: the reference gained); NULL for NULL and, with
+ *         nothing retained and the last error message set, for a handle of
+ *         another type or, with handle checking on, a released one.
  * @par Thread safety
  *   Any thread.
  */
@@ -1692,7 +1700,9 @@ int sk_promise_get(sk_signal **out, sk_promise *promise);
 /**
  * @brief Adds a reference to a promise.
  * @param promise  Borrowed; gains one reference. NULL is a no-op.
- * @return `promise` (+1: the reference gained).
+ * @return `promise` (+1: the reference gained); NULL for NULL and, with
+ *         nothing retained and the last error message set, for a handle of
+ *         another type or, with handle checking on, a released one.
  * @par Thread safety
  *   Any thread.
  */
@@ -1759,7 +1769,9 @@ int sk_value_promise_get(sk_signal **out, sk_value_promise *promise);
 /**
  * @brief Adds a reference to a value promise.
  * @param promise  Borrowed; gains one reference. NULL is a no-op.
- * @return `promise` (+1: the reference gained).
+ * @return `promise` (+1: the reference gained); NULL for NULL and, with
+ *         nothing retained and the last error message set, for a handle of
+ *         another type or, with handle checking on, a released one.
  * @par Thread safety
  *   Any thread.
  */
@@ -2092,7 +2104,9 @@ bool sk_queue_is_current(sk_queue *queue);
 /**
  * @brief Adds a reference to a queue.
  * @param queue  Borrowed; gains one reference. NULL is a no-op.
- * @return `queue` (+1: the reference gained).
+ * @return `queue` (+1: the reference gained); NULL for NULL and, with
+ *         nothing retained and the last error message set, for a handle of
+ *         another type or, with handle checking on, a released one.
  * @par Thread safety
  *   Any thread.
  */
@@ -2421,9 +2435,9 @@ int sk_signal_switch_to_latest(sk_signal **out, sk_signal *signal);
  *                  is 0 (the result emits an empty array, then completes,
  *                  both during the start, on the starting thread, whatever
  *                  `queue` is: as in the original).
- * @param count     The number of signals: the array's length, read in
- *                  order (the first NULL or wrong handle is the error),
- *                  never memory reserved ahead.
+ * @param count     The number of signals of `signals`: the array's length,
+ *                  read in order (the first NULL or wrong handle is the
+ *                  error), never memory reserved ahead.
  * @param queue     Borrowed, may be NULL: where the inputs are delivered
  *                  first (unused when `count` is 0).
  * @return SK_OK, or an error of @ref operators.
@@ -2451,9 +2465,9 @@ int sk_signal_combine_latest(sk_signal **out, sk_signal *const *signals, size_t 
  * @param[out] out  The new signal (+1).
  * @param signals   `count` signals, borrowed. May be NULL only when `count`
  *                  is 0 (the result completes at once without a value).
- * @param count     The number of signals: the array's length, read in
- *                  order (the first NULL or wrong handle is the error),
- *                  never memory reserved ahead.
+ * @param count     The number of signals of `signals`: the array's length,
+ *                  read in order (the first NULL or wrong handle is the
+ *                  error), never memory reserved ahead.
  * @return SK_OK, or an error of @ref operators.
  * @par Thread safety
  *   Any thread. An array is delivered on the thread of the value that
@@ -2484,9 +2498,9 @@ int sk_signal_with_latest_from(sk_signal **out, sk_signal *signal, sk_signal *ot
  * @param[out] out  The new signal (+1).
  * @param signals   `count` signals, borrowed. May be NULL only when `count`
  *                  is 0 (the result completes at once).
- * @param count     The number of signals: the array's length, read in
- *                  order (the first NULL or wrong handle is the error),
- *                  never memory reserved ahead.
+ * @param count     The number of signals of `signals`: the array's length,
+ *                  read in order (the first NULL or wrong handle is the
+ *                  error), never memory reserved ahead.
  * @return SK_OK, or an error of @ref operators.
  * @par Thread safety
  *   Any thread. Events pass on the thread that delivers them.
@@ -2752,7 +2766,7 @@ int sk_signal_deliver_on_bounded(sk_signal **out, sk_signal *signal, sk_queue *q
  * @param[out] out  The new signal (+1).
  * @param signals   `count` signals, borrowed. May be NULL only when `count`
  *                  is 0 (the result completes at once without a value).
- * @param count     The number of signals, as sk_signal_zip()'s.
+ * @param count     The number of signals of `signals`, as sk_signal_zip()'s.
  * @param capacity  The most values waiting per signal, >= 1; 0 is
  *                  SK_ERR_INVALID_ARGUMENT ("capacity is 0").
  * @param overflow  An sk_overflow; another number is
@@ -3319,9 +3333,9 @@ int sk_signal_start_with(sk_signal **out, sk_signal *signal, const sk_value *val
  * @param[out] out  The new signal (+1).
  * @param signals   `count` signals, borrowed. May be NULL only when `count`
  *                  is 0 (the result completes at once).
- * @param count     The number of signals: the array's length, read in
- *                  order (the first NULL or wrong handle is the error),
- *                  never memory reserved ahead.
+ * @param count     The number of signals of `signals`: the array's length,
+ *                  read in order (the first NULL or wrong handle is the
+ *                  error), never memory reserved ahead.
  * @return SK_OK, or an error of @ref operators.
  * @par Thread safety
  *   Any thread. Each signal is started on the thread where its predecessor

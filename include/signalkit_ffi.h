@@ -113,9 +113,9 @@ extern "C" {
  * as a C literal); a message too long for the library's buffer is cut on a
  * character boundary.
  *
- * @return A thread-local string owned by the library, valid until the next
- *         failing sk_ffi_ call on this thread; "" when none failed yet.
- *         Never fails.
+ * @return A thread-local string owned by the library, never NULL, valid
+ *         until the next failing sk_ffi_ call on this thread; "" when none
+ *         failed yet. Never fails.
  * @par Thread safety
  *   Any thread (the message is per thread).
  */
@@ -216,7 +216,8 @@ typedef struct sk_ffi_signature sk_ffi_signature;
  * @param result    The return type.
  * @param args      The `count` argument types. Borrowed (copied); may be NULL
  *                  only when `count` is 0.
- * @param count     The number of arguments, at most SK_FFI_MAX_ARGS.
+ * @param count     The number of argument types of `args`, at most
+ *                  SK_FFI_MAX_ARGS.
  * @return SK_OK; SK_ERR_NULL_ARGUMENT (`out`, or `args` with `count` > 0);
  *         SK_ERR_INVALID_ARGUMENT naming the offending argument index
  *         ("args[2]") or "result" for a type out of range or misplaced, or
@@ -303,7 +304,9 @@ sk_ffi_type sk_ffi_signature_arg(const sk_ffi_signature *signature, size_t index
  * right after handing it over.
  *
  * @param signature  Borrowed; gains one reference. NULL is a no-op.
- * @return `signature` (+1: the reference gained).
+ * @return `signature` (+1: the reference gained); NULL for NULL and, with
+ *         nothing retained and the last error message set, for a handle
+ *         that is not a signature.
  * @par Thread safety
  *   Any thread.
  */
@@ -496,7 +499,7 @@ typedef struct sk_ffi_observer {
     sk_ffi_fn error;                       /**< Called with the error; may be NULL. Callable until `release` has run (sk_ffi_fn). */
     sk_ffi_signature *completed_signature; /**< The signature of `completed`; required when `completed` is given. Borrowed. */
     sk_ffi_fn completed;                   /**< Called on completion; may be NULL. Callable until `release` has run (sk_ffi_fn). */
-    void *ctx;                             /**< Passed to a leading ctx argument and to `release`. */
+    void *ctx;                             /**< Passed to `next`, `error` and `completed` as their leading ctx argument (where their signature has one), and to `release`. */
     sk_release_fn release;                 /**< Runs exactly once with `ctx` after the last callback; may be NULL. */
 } sk_ffi_observer;
 
@@ -729,7 +732,9 @@ uint64_t sk_ffi_trampoline_calls(sk_ffi_trampoline *trampoline);
 /**
  * @brief Adds a reference to a trampoline.
  * @param trampoline  Borrowed; gains one reference. NULL is a no-op.
- * @return `trampoline` (+1: the reference gained).
+ * @return `trampoline` (+1: the reference gained); NULL for NULL and, with
+ *         nothing retained and the last error message set, for a handle
+ *         that is not a trampoline.
  * @par Thread safety
  *   Any thread.
  */

@@ -305,7 +305,9 @@ int sk_test_signal_hot(sk_signal **out, sk_test_subscriptions **out_subscription
  * @param[out] buffer     Receives the text, NUL-terminated, truncated to
  *                        `size - 1` characters; may be NULL when `size` is 0.
  * @param size            The size of `buffer` in bytes.
- * @param[out] out_length May be NULL; receives the text's full length.
+ * @param[out] out_length May be NULL; receives the text's full length
+ *                        (without the NUL), which may be more than `buffer`
+ *                        holds, so a caller can size a buffer.
  * @return SK_OK; SK_ERR_NULL_ARGUMENT (subscriptions, or buffer with size
  *         not 0); SK_ERR_WRONG_KIND when `subscriptions` is not a
  *         subscription log.
@@ -358,7 +360,8 @@ int sk_test_record(sk_test_recorder **out, sk_signal *signal, sk_queue *queue, d
  *                        `size - 1` characters; may be NULL when `size` is 0.
  * @param size            The size of `buffer` in bytes.
  * @param[out] out_length May be NULL; receives the diagram's full length
- *                        (without the NUL), so a caller can size a buffer.
+ *                        (without the NUL), which may be more than `buffer`
+ *                        holds, so a caller can size a buffer.
  * @return SK_OK; SK_ERR_NULL_ARGUMENT (recorder, or values with count not 0,
  *         or buffer with size not 0); SK_ERR_WRONG_KIND when `recorder` is
  *         not a recorder; SK_ERR_INVALID_ARGUMENT for a malformed table (as

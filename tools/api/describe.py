@@ -12,11 +12,21 @@ each library's soname from the build (Makefile, mk/ffi.mk). Sizes,
 offsets and the values of enumerators and constants come from a small C
 program generated here and compiled with the same compiler, so they are the
 ABI of the machine the build runs on. Each pointer parameter's ownership
-and nullability, and a pointer result's ownership, come from the standard
-phrases of its text (OWNERSHIP_PHRASES; the conventions where it says
-nothing of NULL). The format is docs/api-json.md. It fails when a text
-would keep a Doxygen command other than @ref, and when a pointer's text
-says no ownership, or two, naming the function and the parameter.
+and nullability, and a pointer result's ownership and nullability, come
+from the standard phrases of its text (OWNERSHIP_PHRASES,
+RETURN_NULL_PHRASES; the conventions where a parameter's says nothing of
+NULL); the links between a pointer and its length from the length's text
+(LENGTH_OF); each handle's release and retain functions from their
+prototypes; the callbacks each ctx goes to from the ctx's text; who
+closes a file descriptor from its text (FD_PHRASES); whether a handle
+handed back keeps a handle argument alive (KEPT_ALIVE_PHRASES). The format is docs/api-json.md. It fails when a text
+would keep a Doxygen command other than @ref, when a pointer's text
+says no ownership, or two, and when a pointer result's says not whether it
+may be NULL, or a length parameter's not what it counts, naming the
+function and the parameter, on a handle without a release function, and
+on a callback that no ctx's text names, a descriptor whose text says
+not who closes it, or a subject's handle that says not whether the signal
+made from it keeps it alive.
 
 Usage: describe.py OUTPUT.json [GCC]   (run from the repository's root; gcc by default: -aux-info is gcc's)
 Python 3 standard library only.
@@ -388,6 +398,11 @@ def describe(cc):
                                      "see": doc["see"], "thread_safety": doc["thread_safety"]})
         resolve_errors(api)
         pointer_fields(api)
+        length_links(api)
+        handle_lifetimes(api)
+        context_links(api)
+        descriptors(api)
+        kept_alive(api)
         layout(cc, workdir, api)
     majors = {c["name"]: c.get("value") for c in api["constants"]}
     api["version"] = f'{majors["SK_VERSION_MAJOR"]}.{majors["SK_VERSION_MINOR"]}.{majors["SK_VERSION_PATCH"]}'
@@ -428,6 +443,13 @@ NULLABLE_PHRASES = (
 assert {word for word, _ in OWNERSHIP_PHRASES} <= set(OWNERSHIP)
 # Where a text refers to another function's parameter of the same name.
 AS_FOR = r"\bas for (sk_[a-z0-9_]+)\(\)"
+# Whether a pointer result may be NULL, from its @return: "never NULL", or
+# NULL as one of the results ("or NULL", "NULL when ...", "; NULL for ...",
+# "NULL means ...").
+RETURN_NULL_PHRASES = (
+    (False, r"\bnever NULL\b"),
+    (True, r"\bor NULL\b|\bNULL (?:when|for|if|on|means)\b|(?:^|[;:,.] )NULL\b"),
+)
 
 
 def said(text, phrases):
@@ -446,8 +468,10 @@ def is_function_pointer(type_, callbacks):
 
 def pointer_fields(api):
     """Each parameter's `nullable` and `ownership`, each function's and
-    callback's `return_ownership` (see OWNERSHIP_PHRASES); fails, naming
-    them, on a data pointer whose text says no ownership, or two."""
+    callback's `return_ownership` and `return_nullable` (see
+    OWNERSHIP_PHRASES, RETURN_NULL_PHRASES); fails, naming them, on a data
+    pointer whose text says no ownership, or two, and on a pointer result
+    whose @return says not whether it may be NULL."""
     callbacks = {callback["name"] for callback in api["callbacks"]}
     functions = {function["name"]: function for function in api["functions"]}
     problems = []
@@ -513,10 +537,246 @@ def pointer_fields(api):
                                 f"({item['return_doc'][:60]!r}): say returned (+1) or lent (owned by the library, "
                                 f"or borrowed)")
             item["return_ownership"] = words[0] if len(words) == 1 else None
+            nulls = said(item["return_doc"], RETURN_NULL_PHRASES)
+            if len(nulls) != 1:
+                problems.append(f"{where(item)}: its result ({item['returns']}) "
+                                f"{'says both never NULL and NULL' if nulls else 'says not whether it may be NULL'} "
+                                f"in its @return ({item['return_doc'][:60]!r}): say \"never NULL\", or when it is "
+                                f"NULL (\"NULL when ...\", \"NULL for ...\", \"or NULL\")")
+            item["return_nullable"] = nulls[0] if len(nulls) == 1 else None
         else:
             item["return_ownership"] = "none"
+            item["return_nullable"] = None
     if problems:
         fail("pointers whose ownership the headers do not say:\n" + "\n".join(problems))
+
+
+# Length links (docs/api-json.md, "Lengths"). A `size_t` parameter (or a
+# `size_t *` out parameter) says which pointer parameter it counts the
+# elements of: "The number of bytes of `text`", "The size of `buffer` in
+# bytes", "receives the number of items of `*out`"; one that receives the
+# full length of what a buffer was given truncated says "full length" and
+# names the buffer after it. A parameter named as a length (LENGTH_NAME)
+# beside a pointer that may be an array (not a handle, a context, a
+# function, nor a number written out) must say which it counts.
+LENGTH_OF = r"\b(?:number|size) of (?:[\w ]+? )?of `\*?(" + IDENT + r")`|\bsize of `\*?(" + IDENT + r")`"
+FULL_LENGTH_OF = r"\bfull length\b.*?`\*?(" + IDENT + r")`"
+LENGTH_NAME = r"(?:\w+_)?(?:count|length|size)"
+LENGTH_TYPES = ("size_t", "size_t *")
+PLAIN_POINTEE = r"(?:const )?(?:bool|int|unsigned|size_t|u?int(?:8|16|32|64)_t|double|float)"
+
+
+def length_links(api):
+    """Each parameter's `length_param` and `length_of` (a pointer and the
+    parameter counting its elements), `full_length_param` and
+    `full_length_of` (an out buffer and the out parameter receiving the
+    full length of what it was given truncated); fails, naming them, on a
+    length parameter that names no pointer of its function, or that says
+    nothing of which it counts."""
+    handles = {handle["name"] for handle in api["handles"]}
+    callbacks = {callback["name"] for callback in api["callbacks"]}
+    problems = []
+    for item in api["functions"] + api["callbacks"]:
+        kind = "the callback" if item["name"] in callbacks else "the function"
+        where = f"include/{item['header']}:{item['line']}: {kind} {item['name']}()"
+        params = {param["name"]: param for param in item["params"]}
+        for param in item["params"]:
+            param.update(length_param=None, length_of=None, full_length_param=None, full_length_of=None)
+
+        def array_like(param):
+            """A pointer that may point at several elements: no handle (an
+            array of handles is one: `sk_signal *const *`), no handle
+            received, no context, no function, no number written out."""
+            type_ = param["type"]
+            pointee = type_[:-1].strip() if type_.endswith("*") else None
+            if pointee is None or param["ownership"] in ("context", "none") or re.fullmatch(PLAIN_POINTEE, pointee):
+                return False
+            if re.sub(r"^const ", "", pointee) in handles:
+                return False
+            return not (param["direction"] != "in" and re.sub(r"^const |\s*\*$", "", pointee) in handles)
+
+        for param in item["params"]:
+            if param["type"] not in LENGTH_TYPES:
+                continue
+            full = re.search(FULL_LENGTH_OF, param["doc"])
+            counted = re.search(LENGTH_OF, param["doc"])
+            key, link = ("full_length", full) if full else ("length", counted)
+            if link:
+                target = params.get(link.group(1) or link.group(2))
+                if target is None or not array_like(target):
+                    problems.append(f"{where}: the parameter {param['name']} counts `{link.group(1) or link.group(2)}`"
+                                    f", which is no pointer parameter of it that may point at elements")
+                    continue
+                if param["type"] == "size_t *" and param["direction"] == "in":
+                    problems.append(f"{where}: the parameter {param['name']} ({param['type']}) receives a length: "
+                                    f"tag it @param[out]")
+                    continue
+                param[f"{key}_of"], target[f"{key}_param"] = target["name"], param["name"]
+            elif re.fullmatch(LENGTH_NAME, param["name"] or "") and \
+                    any(array_like(other) for other in item["params"] if other is not param):
+                problems.append(f"{where}: the parameter {param['name']} ({param['type']}) says not what it counts "
+                                f"({param['doc'][:60]!r}): say \"The number of ... of `POINTER`\" or \"The size of "
+                                f"`POINTER` ...\" (or, of an out buffer's full length, \"full length ... `BUFFER`\") "
+                                f"(docs/api-json.md, \"Lengths\")")
+    if problems:
+        fail("length parameters whose texts do not say what they count:\n" + "\n".join(problems))
+
+
+def handle_lifetimes(api):
+    """Each handle's `release` (the function dropping a reference: its one
+    parameter the handle, consumed, returning nothing) and `retain` (one
+    adding a reference: its one parameter the handle, returning it +1;
+    `null` when there is none); fails on a handle without a release
+    function, or with two."""
+    problems = []
+    for handle in api["handles"]:
+        pointer = f"{handle['name']} *"
+
+        def only(function):
+            return len(function["params"]) == 1 and function["params"][0]["type"] == pointer
+
+        releases = [f["name"] for f in api["functions"]
+                    if only(f) and f["returns"] == "void" and f["params"][0]["ownership"] == "consumed"]
+        retains = [f["name"] for f in api["functions"]
+                   if only(f) and f["returns"] == pointer and f["return_ownership"] == "returned"]
+        where = f"include/{handle['header']}:{handle['line']}: the handle {handle['name']}"
+        if len(releases) != 1:
+            found = "two release functions, " + ", ".join(releases) if releases else "no release function"
+            problems.append(f"{where} has {found}: declare one, `void {handle['name']}_release({pointer}handle)`, "
+                            f"its @param saying \"consumed\"")
+        if len(retains) > 1:
+            problems.append(f"{where} has two retain functions, {', '.join(retains)}: keep one")
+        handle["release"] = releases[0] if len(releases) == 1 else None
+        handle["retain"] = retains[0] if len(retains) == 1 else None
+    if problems:
+        fail("handles whose release the headers do not give:\n" + "\n".join(problems))
+
+
+def context_links(api):
+    """The callbacks each context goes to (docs/api-json.md, "Contexts"):
+    a function's `ctx` parameter (ownership `context`) names them in its
+    text ("Passed to `fn` and `release`"); each of them gets `context`, the
+    ctx's name, and the ctx gets `context_release`, the one of them of type
+    sk_release_fn (`null` when there is none). A struct's `ctx` field does
+    the same in its brief ("Passed to every callback and to `release`":
+    every function pointer field). Fails, naming them, on a function
+    pointer that no ctx names, a ctx that names none, and a function that
+    takes a function pointer but no ctx."""
+    callbacks = {callback["name"] for callback in api["callbacks"]}
+    problems = []
+
+    def link(where, owner, items, contexts, names_of):
+        """Links the function pointers of `items` to the contexts naming them."""
+        functions = [item for item in items if is_function_pointer(item["type"], callbacks)]
+        for item in items:
+            item.update(context=None, context_release=None)
+        if functions and not contexts:
+            problems.append(f"{where}: {owner} takes {', '.join(f['name'] for f in functions)} but no ctx to "
+                            f"pass them: add a `void *ctx` (and an sk_release_fn `release`)")
+        for context in contexts:
+            named = [item for item in functions if item["name"] in names_of(context)]
+            if not named:
+                problems.append(f"{where}: the ctx {context['name']} of {owner} names no function pointer it is "
+                                f"passed to ({(context.get('doc') or context['brief'])[:60]!r}): say \"Passed to "
+                                f"`fn` and `release`\"")
+            for item in named:
+                item["context"] = context["name"]
+                if item["type"] == "sk_release_fn":
+                    context["context_release"] = item["name"]
+        for item in functions:
+            if item["context"] is None and contexts:
+                problems.append(f"{where}: {owner}'s {item['name']} ({item['type']}) is passed no ctx its texts name: "
+                                f"name it in the ctx's (\"Passed to `{item['name']}` and `release`\")")
+
+    for function in api["functions"]:
+        link(f"include/{function['header']}:{function['line']}", f"the function {function['name']}()",
+             function["params"], [p for p in function["params"] if p["ownership"] == "context"],
+             lambda context: re.findall(r"`(" + IDENT + r")`", context["doc"]))
+    for callback in api["callbacks"]:
+        for param in callback["params"]:  # the ctx a callback receives: nothing to link
+            param.update(context=None, context_release=None)
+    for struct in api["structs"]:
+        fields = struct["fields"]
+        every = [f["name"] for f in fields if is_function_pointer(f["type"], callbacks) and f["type"] != "sk_release_fn"]
+        link(f"include/{struct['header']}:{struct['line']}", f"the struct {struct['name']}", fields,
+             [f for f in fields if f["name"] == "ctx" and f["type"] == "void *"],
+             lambda context: re.findall(r"`(" + IDENT + r")`", context["brief"]) +
+             (every if re.search(r"\bevery callback\b", context["brief"]) else []))
+    if problems:
+        fail("callbacks whose ctx the headers do not say:\n" + "\n".join(problems))
+
+
+# Who closes a file descriptor a parameter carries (docs/api-json.md,
+# "Descriptors"): "owned by the queue", "do not close it" (lent), "close
+# it" (returned).
+FD_PHRASES = (
+    ("lent", r"\bowned by the (?:library|queue)\b|\bdo not close(?: it)?\b"),
+    ("returned", r"\bclose it\b|\bthe caller closes\b"),
+)
+
+
+def descriptors(api):
+    """Each parameter's `fd_ownership`: of an `int` or `int *` parameter
+    named `fd` or `..._fd` (a file descriptor), `lent` when the library
+    keeps it (the caller must not close it), `returned` when the caller
+    closes it; `null` on every other parameter. Fails, naming it, on a
+    descriptor whose text says neither, or both."""
+    callbacks = {callback["name"] for callback in api["callbacks"]}
+    problems = []
+    for item in api["functions"] + api["callbacks"]:
+        kind = "the callback" if item["name"] in callbacks else "the function"
+        for param in item["params"]:
+            param["fd_ownership"] = None
+            if param["type"] not in ("int", "int *") or not re.fullmatch(r"(?:\w+_)?fd", param["name"] or ""):
+                continue
+            words = said(param["doc"], FD_PHRASES)
+            if len(words) != 1:
+                problems.append(f"include/{item['header']}:{item['line']}: {kind} {item['name']}(): the descriptor "
+                                f"{param['name']} says {'both ' + ' and '.join(words) if words else 'not who closes it'}"
+                                f" ({param['doc'][:60]!r}): say \"owned by the library (do not close it)\" or \"close "
+                                f"it\" (docs/api-json.md, \"Descriptors\")")
+            param["fd_ownership"] = words[0] if len(words) == 1 else None
+    if problems:
+        fail("descriptors whose owner the headers do not say:\n" + "\n".join(problems))
+
+
+# Whether the handle a function hands back keeps a handle argument alive
+# (docs/api-json.md, "Handles"): "not kept alive by the signal" (false),
+# "kept alive by the signal" (true).
+KEPT_ALIVE_PHRASES = (
+    (False, r"\bnot kept alive by\b"),
+    (True, r"\bkept alive by\b"),
+)
+
+
+def kept_alive(api):
+    """Each parameter's `kept_alive_by_out`: of a handle argument of a
+    function handing back a handle through `out`, whether that handle keeps
+    it alive as long as it lives, as its text says (`null` where it says
+    nothing, and on every other parameter). Fails, naming it, where a
+    function hands back a handle made from one handle of another type (a
+    subject's signal: sk_pipe_signal) and its text says neither."""
+    handles = {handle["name"] for handle in api["handles"]}
+    problems = []
+    for function in api["functions"]:
+        params = function["params"]
+        for param in params:
+            param["kept_alive_by_out"] = None
+        out = params[0] if params and params[0]["ownership"] == "returned" else None
+        if out is None or out["type"][:-2].strip() not in handles or not out["type"].endswith("**"):
+            continue
+        others = [param for param in params[1:] if param["type"].endswith("*") and
+                  re.sub(r"^const |\s*\*$", "", param["type"]) in handles and param["direction"] == "in"]
+        for param in others:
+            words = said(param["doc"], KEPT_ALIVE_PHRASES)
+            param["kept_alive_by_out"] = words[0] if len(words) == 1 else None
+            if len(params) == 2 and param["type"] != out["type"][:-1] and len(words) != 1:
+                problems.append(f"include/{function['header']}:{function['line']}: the function {function['name']}"
+                                f"(): the handle {param['name']} says not whether the {out['type'][:-2].strip()} it "
+                                f"hands back keeps it alive ({param['doc'][:60]!r}): say \"kept alive by the ...\" or "
+                                f"\"not kept alive by the ...\"")
+    if problems:
+        fail("handles whose lifetime the headers do not say:\n" + "\n".join(problems))
 
 
 def soname(library):

@@ -18,8 +18,13 @@ fail with the message that names it; the copy unchanged must pass.
   an exception that excuses nothing
   a C++ paragraph naming a function C++ has
   a constant, an enum value or a struct field without a doc comment
-  a pointer parameter (or result) whose text says no ownership, or two
-  (describe.py refuses it)
+  a pointer parameter (or result) whose text says no ownership, or two; a
+  pointer result whose @return says not whether it may be NULL; a length
+  parameter whose text says not which pointer it counts; a handle without
+  a release function; a callback parameter or field that no ctx's text
+  names; a file descriptor whose text says not who closes it; a subject's
+  signal that says not whether it keeps the subject alive (describe.py
+  refuses them)
 
 Usage: selftest.py   (from the repository's root; run by make test-api)
 """
@@ -120,6 +125,38 @@ CASES = [
       r"the function sk_signal_made_up\(\): the parameter signal \(sk_signal \*\) says both consumed and borrowed",
       r"the function sk_signal_made_up\(\): the parameter name \(const char \*\) says no ownership",
       r"the function sk_signal_made_up\(\): its result \(const char \*\) has no ownership in its @return"]),
+    ("a pointer result whose @return says not whether it may be NULL",
+     [("include/signalkit.h", "@return A static string owned by the library, never NULL. Never fails.",
+       "@return A static string owned by the library. Never fails.")],
+     [r"include/signalkit\.h:\d+: the function sk_version_string\(\): its result \(const char \*\) says not whether "
+      r"it may be NULL in its @return"]),
+    ("a length parameter whose text says not what it counts, and one that counts no pointer",
+     [("include/signalkit.h", " * @param count     The number of items of `items`.\n",
+       " * @param count     The number of items.\n"),
+      ("include/signalkit.h", " * @param length    The number of bytes of `data`.\n",
+       " * @param length    The number of bytes of `bytes`.\n")],
+     [r"include/signalkit\.h:\d+: the function sk_value_set_array\(\): the parameter count \(size_t\) says not what it "
+      r"counts",
+      r"the function sk_value_set_bytes\(\): the parameter length counts `bytes`, which is no pointer parameter of it "
+      r"that may point at elements"]),
+    ("a handle without a release function",
+     [("include/signalkit_test.h", "void sk_test_recorder_release(sk_test_recorder *recorder);",
+       "void sk_test_recorder_release(sk_test_recorder *recorder, int flags);")],
+     [r"include/signalkit_test\.h:\d+: the handle sk_test_recorder has no release function: declare one"]),
+    ("a callback no ctx names, in a function and in a struct",
+     [("include/signalkit.h", "Passed to `on_drop` and `release`.", "Passed to `on_drop`."),
+      ("include/signalkit.h", "/**< Passed to every callback and to `release`. */", "/**< Passed to `release`. */")],
+     [r"include/signalkit\.h:\d+: the function sk_pipe_create_bounded\(\)'s release \(sk_release_fn\) is passed no "
+      r"ctx its texts name",
+      r"include/signalkit\.h:\d+: the struct sk_observer's next \(sk_next_fn\) is passed no ctx its texts name"]),
+    ("a file descriptor whose text says not who closes it",
+     [("include/signalkit.h", "Receives the descriptor, owned by the queue (do not\n *                    close it);",
+       "Receives the descriptor;")],
+     [r"include/signalkit\.h:\d+: the function sk_queue_host_fd\(\): the descriptor out_fd says not who closes it"]),
+    ("a subject's signal whose text says not whether it keeps the subject alive",
+     [("include/signalkit.h", " * @param pipe      Borrowed; not kept alive by the signal.\n", " * @param pipe      Borrowed.\n")],
+     [r"include/signalkit\.h:\d+: the function sk_pipe_signal\(\): the handle pipe says not whether the sk_signal it "
+      r"hands back keeps it alive"]),
     ("a generated prototype edited by hand: an argument of the wrong type, and one missing",
      [("Sources/python/pysignalkit/_prototypes.py", '"sk_signal_take": ("int", "handle *", "handle", "size_t"),',
        '"sk_signal_take": ("int", "handle *", "handle", "int"),'),

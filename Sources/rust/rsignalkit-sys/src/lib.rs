@@ -347,7 +347,7 @@ pub struct sk_ffi_observer {
     pub completed_signature: *mut sk_ffi_signature,
     /// Called on completion; may be NULL. Callable until `release` has run (sk_ffi_fn).
     pub completed: sk_ffi_fn,
-    /// Passed to a leading ctx argument and to `release`.
+    /// Passed to `next`, `error` and `completed` as their leading ctx argument (where their signature has one), and to `release`.
     pub ctx: *mut c_void,
     /// Runs exactly once with `ctx` after the last callback; may be NULL.
     pub release: sk_release_fn,
