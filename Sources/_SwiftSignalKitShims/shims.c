@@ -399,11 +399,62 @@ void _sks_event_close(int fd) {
 int _sks_is_main_thread(void) {
     return (long)getpid() == syscall(SYS_gettid);
 }
+
+#include <linux/membarrier.h>
+#include <stdio.h>
+
+/* 1: registered and working; -1: refused; 0: not asked yet. */
+static int sks_heavy_fence_state;
+
+static long sks_membarrier(int command) {
+    return syscall(SYS_membarrier, command, 0, 0);
+}
+
+int _sks_heavy_fence_available(void) {
+    int state = __atomic_load_n(&sks_heavy_fence_state, __ATOMIC_ACQUIRE);
+    if (state == 0) {
+        long commands = sks_membarrier(MEMBARRIER_CMD_QUERY);
+        state = -1;
+        if (commands > 0 && (commands & MEMBARRIER_CMD_PRIVATE_EXPEDITED) != 0 &&
+            sks_membarrier(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED) == 0 &&
+            sks_membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) == 0) {
+            state = 1;
+        }
+        /* Racing first calls all reach the same answer. */
+        __atomic_store_n(&sks_heavy_fence_state, state, __ATOMIC_RELEASE);
+    }
+    return state == 1;
+}
+
+void _sks_heavy_fence(void) {
+    if (sks_membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) == 0) {
+        return;
+    }
+    /* A forked child is not registered: register it, then try again. */
+    if (errno == EPERM && sks_membarrier(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED) == 0 &&
+        sks_membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) == 0) {
+        return;
+    }
+    if (sks_membarrier(MEMBARRIER_CMD_GLOBAL) == 0) {
+        return;
+    }
+    static const char message[] =
+        "signalkit: fatal error: the kernel refused the memory barrier (membarrier) it accepted before; stopping the process\n";
+    (void)!write(2, message, sizeof message - 1);
+    abort();
+}
 #else
 #include <pthread.h>
 
 int _sks_is_main_thread(void) {
     return pthread_main_np() != 0;
+}
+
+int _sks_heavy_fence_available(void) {
+    return 0;
+}
+
+void _sks_heavy_fence(void) {
 }
 #endif
 
@@ -718,14 +769,6 @@ void *_sks_current_host_queue(void) {
 
 void _sks_set_current_host_queue(void *queue) {
     sks_current_host_queue = queue;
-}
-
-/* A token for the calling thread: the address of a thread-local, so nonzero
-   and a multiple of 8 (ActionDisposable keeps a flag in its low bits). */
-static _Thread_local uint64_t sks_thread_token_slot;
-
-uintptr_t _sks_thread_token(void) {
-    return (uintptr_t)&sks_thread_token_slot;
 }
 
 /* One lock and condition for every ActionDisposable whose dispose waits for

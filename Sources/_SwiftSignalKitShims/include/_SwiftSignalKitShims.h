@@ -46,6 +46,28 @@ void _sks_explore(int site);
  * the inline perturbations of the spin lock; 0 outside an explorer build. */
 uint64_t _sks_explore_seed(void);
 
+/* The asymmetric fences of the biased gates (`_SignalSerialGate`,
+ * SignalSerialGate.swift): a thread that owns a gate enters and leaves it
+ * with plain stores and loads, kept in program order by `_sks_light_fence`
+ * (a compiler barrier, no instruction); another thread that takes the gate
+ * from it pays `_sks_heavy_fence`, which makes every thread of the process
+ * run a full memory barrier before it returns (Linux membarrier,
+ * MEMBARRIER_CMD_PRIVATE_EXPEDITED; liburcu's membarrier flavour uses the
+ * same pairing), so that of the owner's store-then-load and the taker's
+ * store-then-load at least one load sees the other's store.
+ * `_sks_heavy_fence_available` registers the process for it on its first
+ * call and says whether it works (0: the kernel or a seccomp filter refuses
+ * it, or not Linux: gates are then never owned). `_sks_heavy_fence`
+ * registers again in a forked child (the registration is not inherited) and
+ * falls back to MEMBARRIER_CMD_GLOBAL; if neither works, it stops the
+ * process with a message (only after `_sks_heavy_fence_available` said 1,
+ * so a kernel that took the registration then refused the barrier). */
+int _sks_heavy_fence_available(void);
+void _sks_heavy_fence(void);
+static inline __attribute__((always_inline)) void _sks_light_fence(void) {
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+
 /* Nonzero when the calling thread is the process's main thread. */
 int _sks_is_main_thread(void);
 
@@ -135,6 +157,14 @@ typedef struct _sks_calls {
 
 extern _Thread_local _sks_calls _sks_thread_calls __attribute__((tls_model("initial-exec")));
 
+/* The calling thread as a word: the address of its `_sks_thread_calls`,
+ * unique among live threads, a multiple of 8 (never 0 or 1: ActionDisposable
+ * and the serial gate keep flags in its low bits or beside it), and two
+ * instructions where `pthread_self()` is a call. */
+static inline __attribute__((always_inline)) uintptr_t _sks_thread_token(void) {
+    return (uintptr_t)&_sks_thread_calls;
+}
+
 /* Records a call of `owner`; returns the depth to give back to
  * `_sks_call_pop`. */
 static inline __attribute__((always_inline)) unsigned long _sks_call_push(const void *owner) {
@@ -219,8 +249,6 @@ extern const int _sks_tsan_active;
 void _sks_tsan_release(const void *address);
 void _sks_tsan_acquire(const void *address);
 
-/* A nonzero token for the calling thread, a multiple of 8. */
-uintptr_t _sks_thread_token(void);
 
 /* The wait of an ActionDisposable's dispose for an action running on another
  * thread: one process-wide lock and condition (see ActionDisposable.swift).

@@ -6,6 +6,7 @@ import Musl
 import Darwin
 #endif
 import Synchronization
+import _SwiftSignalKitShims
 
 /// The most values a new subscriber's catch-up delivers on the subscribing
 /// thread (see `_Broadcaster.catchUp`).
@@ -476,14 +477,12 @@ final class _Broadcaster<T, State>: @unchecked Sendable {
         }
     }
 
-    /// The current thread as a word (never 0).
+    /// The current thread as a word: never 0, a multiple of 8 (the owner
+    /// slot's `retireBit` is its low bit), without a call
+    /// (`_sks_thread_token`).
     @inlinable
     static func currentThread() -> UInt {
-        #if canImport(Darwin)
-        return UInt(bitPattern: pthread_self())
-        #else
-        return UInt(pthread_self())
-        #endif
+        return UInt(_sks_thread_token())
     }
 
     /// The subscribers to deliver `value` to (the bag's array as it is: a
