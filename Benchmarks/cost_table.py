@@ -110,9 +110,9 @@ REASONS = {
                          "the failure rule's run around the call, SKFailureEnd, and the result read), where Swift's "
                          "predicate is inlined into the stage (its stage 46 in C against 53 with the predicate in "
                          "Swift); filter's C predicate runs in the C layer's one subscription callback instead",
-    ("buffer_count", "swift"): "the stateful stage's gate and step (~100: two compare-and-swaps, the value "
-                               "appended, the array delivered and emptied for reuse), the emptying's uniqueness "
-                               "check (~25)",
+    ("buffer_count", "swift"): "the stateful stage's gate and step (~110: the owner's stores and loads around "
+                               "the step, no compare-and-swap, the value appended, the array delivered and "
+                               "emptied for reuse), the emptying's uniqueness check (~25)",
     ("map", "c"): "the row's C function works on sk_values (19: it reads its argument and writes its result, "
                   "Swift's closure 8), and the subscription's one callback runs the stage and the observer in one "
                   "frame (74, the plain observer's 14: the value and the result copied as sk_values, the "

@@ -8,15 +8,16 @@ import SwiftSignalKit
 import Synchronization
 
 /// Whether handle checking is on: `handleCheckingUnknown` until the
-/// environment has been read (`HandleRegistry.applyEnvironment()`, which the
-/// first query runs: a call given a pointer before any object exists is
-/// checked too), then `handleCheckingOff` or `handleCheckingOn`. A global
-/// with a constant initializer (no lazy initialization on the per-event
-/// path).
-let handleChecking = Synchronization.Atomic<Int>(handleCheckingUnknown)
-let handleCheckingUnknown = 0
-let handleCheckingOff = 1
-let handleCheckingOn = 2
+/// environment has been read (`HandleRegistry.applyEnvironment()`, before
+/// the first object is made), then `handleCheckingOff` or
+/// `handleCheckingOn`. Unknown counts as on: before any object exists, any
+/// pointer given as a handle or value is one that never was (refused, not
+/// dereferenced, whatever the environment says). A global with a constant
+/// initializer, read with one load and a test of zero per call.
+let handleChecking = Synchronization.Atomic<Int>(2)
+let handleCheckingOff = 0
+let handleCheckingOn = 1
+let handleCheckingUnknown = 2
 
 /// The library's live objects, kept only while handle checking is on
 /// (`sk_set_handle_checking`, or `SIGNALKIT_CHECK_HANDLES=1` or
@@ -114,20 +115,10 @@ enum HandleRegistry {
         return true
     }
 
+    /// Whether handles are checked: on, or not known yet (no object made).
     @inline(__always)
     static var isEnabled: Bool {
-        let state = handleChecking.load(ordering: .relaxed)
-        if _fastPath(state == handleCheckingOff) {
-            return false
-        }
-        return state == handleCheckingOn || isEnabledOnceApplied()
-    }
-
-    /// `isEnabled` before the environment was read (no object made yet).
-    @inline(never)
-    private static func isEnabledOnceApplied() -> Bool {
-        applyEnvironment()
-        return handleChecking.load(ordering: .acquiring) == handleCheckingOn
+        return handleChecking.load(ordering: .relaxed) != handleCheckingOff
     }
 
     static func register(_ address: UInt) {

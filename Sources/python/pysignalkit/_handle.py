@@ -55,7 +55,14 @@ class _Handle(_Uncopyable):
     _calls: Optional[List[None]] = None  # None only when a subclass's __init__ failed before this one ran
 
     def __init__(self, pointer: Optional[int]) -> None:
-        """A handle owning one reference to the library object at `pointer`."""
+        """A handle owning one reference to the library object at `pointer`.
+
+        For the package and for bindings that hold a C handle of their own
+        (a `+1` reference, as signalkit.h hands them out): user code makes
+        handles with the class methods (`Signal.single`, `Pipe()`, ...). An
+        address that is no such reference is not checked unless handle
+        checking is on (`SIGNALKIT_CHECK_HANDLES=1`): the process may
+        crash at its first use."""
         # The calls in flight (see _enter), and the reference to release,
         # deleted (atomic under the GIL) by whoever releases it.
         self._calls = []

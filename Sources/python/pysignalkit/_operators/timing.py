@@ -67,7 +67,13 @@ class _TimingOperators(_TimingStandard[T_co]):
         With it (sk_signal_buffer_time_bounded), at most `capacity` values
         wait per window and `overflow` decides about the next, as
         `on_backpressure_buffer` says ("error": the values collected, then
-        the error)."""
+        the error).
+
+        The timer stops when the source lets go of its subscriber without
+        ending it (with no value left to come): a `create` function that
+        keeps no subscriber, `Signal.never()`, a test diagram after its last
+        event. The subscription then ends without an event and nothing more
+        is delivered; a Pipe, which holds its subscribers, keeps it going."""
         seconds = _seconds_arg(seconds, "buffer_with_time")
         if capacity is None:
             if overflow is not None or on_drop is not None:
@@ -126,7 +132,15 @@ class _TimingOperators(_TimingStandard[T_co]):
     def sample(self, sampler: Union["_SignalCore[Any]", float], queue: Optional[Queue] = None) -> "Signal[T_co]":
         """The latest value (if a new one came) at each value of `sampler`,
         a Signal (sk_signal_sample), or every `sampler` seconds on `queue`
-        (sk_signal_sample_period), as RxPY's sample takes either."""
+        (sk_signal_sample_period), as RxPY's sample takes either.
+
+        Every `sampler` seconds, the timer stops when the source lets go of
+        its subscriber without ending it (with no value left to come): a
+        `create` function that keeps no subscriber, `Signal.never()` (so
+        `never().start_with(v).sample(s)` samples nothing), a test diagram
+        after its last event (its last value is never sampled). The
+        subscription then ends without an event; a Pipe, which holds its
+        subscribers, keeps it going."""
         if isinstance(sampler, _SignalCore):
             return _new_signal(C.signal_sample, self, _signal_arg(sampler, "sample"))
         seconds = _seconds_arg(sampler, "sample")
