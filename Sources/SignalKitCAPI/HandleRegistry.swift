@@ -9,11 +9,12 @@ import Synchronization
 
 /// Whether handle checking is on: `handleCheckingUnknown` until the
 /// environment has been read (`HandleRegistry.applyEnvironment()`, before
-/// the first object is made), then `handleCheckingOff` or
-/// `handleCheckingOn`. Unknown counts as on: before any object exists, any
-/// pointer given as a handle or value is one that never was (refused, not
-/// dereferenced, whatever the environment says). A global with a constant
-/// initializer, read with one load and a test of zero per call.
+/// the first object is made, or by the first check of a handle, `isLive`),
+/// then `handleCheckingOff` or `handleCheckingOn`. Unknown takes the
+/// checking path, which reads the environment first: a pointer given
+/// before any object exists is checked when `SIGNALKIT_CHECK_HANDLES` says
+/// so. A global with a constant initializer, read with one load and a test
+/// of zero per call.
 let handleChecking = Synchronization.Atomic<Int>(2)
 let handleCheckingOff = 0
 let handleCheckingOn = 1
@@ -194,7 +195,20 @@ enum HandleRegistry {
         if !isEnabled {
             return true
         }
-        return isRegistered(UInt(bitPattern: pointer))
+        return isLiveChecked(UInt(bitPattern: pointer))
+    }
+
+    /// `isLive` once checking is on or not known yet (the environment read
+    /// now: no object was made before).
+    @inline(never)
+    private static func isLiveChecked(_ address: UInt) -> Bool {
+        if handleChecking.load(ordering: .acquiring) == handleCheckingUnknown {
+            applyEnvironment()
+            if !isEnabled {
+                return true
+            }
+        }
+        return isRegistered(address)
     }
 
     private static func isRegistered(_ address: UInt) -> Bool {
