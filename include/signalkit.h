@@ -3140,8 +3140,10 @@ int sk_signal_reduce_left(sk_signal **out, sk_signal *signal, const sk_value *in
  * @param release   May be NULL; see @ref operators.
  * @return SK_OK, or an error of @ref operators.
  * @par Thread safety
- *   Any thread. `fn` runs on the thread that delivers the value, never
- *   concurrently with itself within a subscription.
+ *   Any thread. `fn` runs on the thread that delivers the value (or, when
+ *   values arrive concurrently, on the thread already folding, which
+ *   delivers the accumulators it makes), never concurrently with itself
+ *   within a subscription.
  */
 int sk_signal_scan(sk_signal **out, sk_signal *signal, const sk_value *initial, sk_reduce_fn fn, void *ctx, sk_release_fn release);
 /**
@@ -3155,7 +3157,8 @@ int sk_signal_scan(sk_signal **out, sk_signal *signal, const sk_value *initial, 
  * @return SK_OK, or an error of @ref operators.
  * @par Thread safety
  *   Any thread. Arrays are delivered on the thread of the value that
- *   completes them.
+ *   completes them (or, when values arrive concurrently, on the thread
+ *   already pairing, which takes the others' values in turn).
  */
 int sk_signal_pairwise(sk_signal **out, sk_signal *signal);
 
@@ -3568,7 +3571,8 @@ int sk_signal_throttle(sk_signal **out, sk_signal *signal, double seconds, sk_qu
  *         1").
  * @par Thread safety
  *   Any thread. An array is delivered on the thread of the value that fills
- *   it.
+ *   it (or, when values arrive concurrently, on the thread already
+ *   collecting, which takes the others' values in turn).
  */
 int sk_signal_buffer_count(sk_signal **out, sk_signal *signal, size_t count);
 /**
