@@ -243,9 +243,11 @@ def test_ctrl_c_during_to_list_raises_keyboard_interrupt_and_leaves_nothing_aliv
         signal.signal(signal.SIGINT, signal.default_int_handler)
         import pysignalkit as sk
         pipe = sk.Pipe()
-        print("ready", flush=True)
         interrupted = False
         try:
+            # "ready" inside the try: a signal sent at once may land before
+            # to_list is entered (CI23, under load), still in the caller.
+            print("ready", flush=True)
             pipe.signal().to_list()
         except KeyboardInterrupt:
             interrupted = True
