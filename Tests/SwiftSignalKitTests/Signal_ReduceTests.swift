@@ -383,6 +383,54 @@ final class Signal_ReduceTests: XCTestCase {
         ])
     }
 
+    /// A fold queued behind another thread's (its put returned at once) is
+    /// not run once the subscription is disposed: no callback begins after
+    /// the dispose has returned (the fold ran on, its results dropped,
+    /// before; a C fold that failed was likewise called for the values
+    /// queued behind it, after its error had been delivered).
+    func testFoldsQueuedBehindAnotherThreadsAreNotRunAfterADispose() {
+        for stage in ["scan", "reduceLeft"] {
+            let pipe = ValuePipe<Int>()
+            let inFold = DispatchSemaphore(value: 0)
+            let leaveFold = DispatchSemaphore(value: 0)
+            let calls = Atomic(value: [Int]())
+            let fold: (Int, Int) -> Int = { accumulator, value in
+                _ = calls.modify { $0 + [value] }
+                if value == 1 {
+                    inFold.signal()
+                    leaveFold.wait()
+                }
+                return accumulator + value
+            }
+            let signal: Signal<Int, NoError>
+            if stage == "scan" {
+                signal = pipe.signal() |> scan(0, fold)
+            } else {
+                signal = pipe.signal() |> reduceLeft(value: 0, f: fold)
+            }
+            let disposable = signal.start(next: { _ in })
+            let folding = DispatchSemaphore(value: 0)
+            startDetachedThread(stackSize: 1 << 20) {
+                pipe.putNext(1)
+                folding.signal()
+            }
+            inFold.wait()
+            // Another thread's puts: queued behind the fold, they return.
+            let queued = DispatchSemaphore(value: 0)
+            startDetachedThread(stackSize: 1 << 20) {
+                for value in 2 ... 4 {
+                    pipe.putNext(value)
+                }
+                queued.signal()
+            }
+            queued.wait()
+            disposable.dispose()
+            leaveFold.signal()
+            folding.wait()
+            XCTAssertEqual(calls.with { $0 }, [1], "\(stage): no fold begins after the dispose returned")
+        }
+    }
+
     /// `scan` folds every value once however many threads emit.
     func testScanUnderConcurrentEmission() {
         let pipe = ValuePipe<Int>()

@@ -508,6 +508,13 @@ final class _SignalStatefulStage<Step: _SignalStep, E, Liveness: _SignalDownstre
     func handle(_ event: SignalEvent<Step.Value, E>) -> Bool {
         switch event {
         case let .Next(value):
+            // A value queued behind another thread's: once the subscription
+            // has ended (a dispose, a failing step's own end, the upstream's
+            // terminal event) it is dropped unstepped, as its results would
+            // be (`deliver`): no callback begins after the end.
+            if self.liveness.isTerminated {
+                return true
+            }
             self.stepper.step(&self.state, value) { result in
                 self.deliver(result)
             }
