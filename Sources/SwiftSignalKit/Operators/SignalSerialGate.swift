@@ -133,7 +133,7 @@ final class _SignalSerialGate<Event>: @unchecked Sendable {
             self.owner.store(Self.revokingOwner, ordering: .releasing)
             _sks_heavy_fence()
             #if SIGNALKIT_PLANT_GATE_BUG
-            // Planted: the owner's handling is not seen (make explore-measure).
+            // Planted: the owner's handling is not seen (SerialGateTests fail).
             let ownerBusy = false
             #else
             let ownerBusy = self.busy.load(ordering: .acquiring) == 1
