@@ -6,6 +6,7 @@
  * is a process of its own (Tests/harness), so "first" means first in it. */
 #include <errno.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -531,6 +532,172 @@ Test(resources, an_object_refused_memory_stops_the_process_with_sigabrt_in_words
         WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status), text);
     cr_assert_not_null(strstr(text, "signalkit: fatal error: out of memory: the system refused "), "%s", text);
     cr_assert_not_null(strstr(text, " for a library object; stopping the process\n"), "%s", text);
+}
+
+/* ---- the kernel's memory barrier refused (signalkit.h, "Refused
+ * resources"): scan's gate is owned by its first thread and handed over
+ * with membarrier. A seccomp filter makes membarrier fail with EPERM in a
+ * child forked before this test used the library. */
+
+/* 1 in a program built with TSan. */
+#if defined(__SANITIZE_THREAD__)
+#define SK_TEST_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define SK_TEST_TSAN 1
+#endif
+#endif
+#ifndef SK_TEST_TSAN
+#define SK_TEST_TSAN 0
+#endif
+
+#if defined(__x86_64__)
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+
+/* Makes membarrier fail with EPERM on the calling thread and the threads
+ * it starts from now on; 0 on success. */
+static int refuse_membarrier(void) {
+    struct sock_filter filter[] = {
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_membarrier, 0, 1),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA)),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+    };
+    struct sock_fprog program = { (unsigned short)(sizeof filter / sizeof filter[0]), filter };
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
+        return -1;
+    }
+    return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &program) == 0 ? 0 : -1;
+}
+
+static void add_fold(void *ctx, const sk_value *accumulator, const sk_value *value, sk_value *out) {
+    (void)ctx;
+    int64_t a = 0, v = 0;
+    sk_value_get_int64(accumulator, &a);
+    sk_value_get_int64(value, &v);
+    sk_value_set_int64(out, a + v);
+}
+
+static void keep_last_int(void *ctx, const sk_value *value) {
+    sk_value_get_int64(value, (int64_t *)ctx);
+}
+
+/* Puts `from`..`to` into the pipe behind ctx. */
+typedef struct {
+    sk_pipe *pipe;
+    int64_t from, to;
+} puts_range;
+
+static void *put_range(void *ctx) {
+    puts_range *range = ctx;
+    for (int64_t i = range->from; i <= range->to; i++) {
+        sk_value v;
+        sk_value_set_int64(&v, i);
+        if (sk_pipe_put(range->pipe, &v) != SK_OK) {
+            _exit(6);
+        }
+    }
+    return NULL;
+}
+
+/* In a child: a pipe into scan (a sum), values 1..100 from the main thread
+ * (the gate's owner), then `refuse_first`-ly the filter, then 101..200 from
+ * a second thread; exits 0 when the last sum is 20100. */
+static void scan_across_two_threads(bool refuse_first) {
+    if (refuse_first && refuse_membarrier() != 0) {
+        _exit(3);
+    }
+    sk_pipe *pipe = NULL;
+    sk_signal *source = NULL, *sums = NULL;
+    sk_disposable *subscription = NULL;
+    sk_value zero;
+    sk_value_set_int64(&zero, 0);
+    int64_t last = -1;
+    sk_observer observer = { keep_last_int, NULL, NULL, &last, NULL };
+    if (sk_pipe_create(&pipe, false) != SK_OK || sk_pipe_signal(&source, pipe) != SK_OK ||
+        sk_signal_scan(&sums, source, &zero, add_fold, NULL, NULL) != SK_OK ||
+        sk_signal_start(&subscription, sums, &observer) != SK_OK) {
+        _exit(4);
+    }
+    puts_range first = { pipe, 1, 100 }, second = { pipe, 101, 200 };
+    put_range(&first);
+    if (!refuse_first && refuse_membarrier() != 0) {
+        _exit(3);
+    }
+    pthread_t thread;
+    if (pthread_create(&thread, NULL, put_range, &second) != 0 || pthread_join(thread, NULL) != 0) {
+        _exit(5);
+    }
+    _exit(last == 20100 ? 0 : 7);
+}
+
+/* Runs scan_across_two_threads in a child; its status and stderr. */
+static int scan_child(bool refuse_first, char *text, size_t size) {
+    int channel[2];
+    cr_assert_eq(pipe(channel), 0);
+    pid_t child = fork();
+    cr_assert_neq(child, -1);
+    if (child == 0) {
+        dup2(channel[1], STDERR_FILENO);
+        close(channel[0]);
+        scan_across_two_threads(refuse_first);
+    }
+    close(channel[1]);
+    size_t length = 0;
+    ssize_t got;
+    while ((got = read(channel[0], text + length, size - 1 - length)) > 0) {
+        length += (size_t)got;
+    }
+    text[length] = '\0';
+    close(channel[0]);
+    int status = 0;
+    cr_assert_eq(waitpid(child, &status, 0), child);
+    return status;
+}
+#endif
+
+Test(resources, a_refused_memory_barrier_leaves_the_gates_working, .timeout = SK_TEST_TIMEOUT) {
+#if defined(__x86_64__)
+#if SK_TEST_TSAN
+    /* ThreadSanitizer does not let a child forked from a threaded process
+     * start threads (it exits 66). */
+    cr_skip_test("a thread started in a forked child is not supported under ThreadSanitizer");
+#endif
+    char text[1024];
+    int status = scan_child(true, text, sizeof text);
+    cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the child ended %s %d; its stderr: %s",
+        WIFSIGNALED(status) ? "with signal" : "with status", WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status),
+        text);
+#else
+    cr_skip_test("the seccomp filter is written for x86_64");
+#endif
+}
+
+Test(resources, a_memory_barrier_refused_after_it_was_given_stops_the_process_in_words, .timeout = SK_TEST_TIMEOUT) {
+#if defined(__x86_64__)
+    if (running_under_valgrind() || SK_TEST_SANITIZED) {
+        /* The abort runs the Swift runtime's crash handler, whose reads of
+         * the process's memory a sanitizer reports (and then waits). */
+        cr_skip_test("the process's stop is checked in the plain build");
+    }
+    char text[1024];
+    int status = scan_child(false, text, sizeof text);
+    cr_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT, "the child ended %s %d, not with SIGABRT; its stderr: %s",
+        WIFSIGNALED(status) ? "with signal" : "with status", WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status),
+        text);
+    cr_assert_not_null(strstr(text, "signalkit: fatal error: the kernel refused the memory barrier (membarrier) it "
+                                    "accepted before; stopping the process\n"), "%s", text);
+#else
+    cr_skip_test("the seccomp filter is written for x86_64");
+#endif
 }
 
 /* What the observer of a combination that keeps its arrays records. */
