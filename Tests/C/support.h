@@ -277,6 +277,20 @@ void flush_queue(sk_queue *queue);
 #define SK_TEST_SANITIZED 0
 #endif
 
+/* 1 in a program built with TSan, which runs a thread of its own in every
+ * process and refuses to start threads in the child of a multi-threaded
+ * fork ("not supported. Dying"). */
+#if defined(__SANITIZE_THREAD__)
+#define SK_TEST_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define SK_TEST_TSAN 1
+#endif
+#endif
+#ifndef SK_TEST_TSAN
+#define SK_TEST_TSAN 0
+#endif
+
 /* The stack of the tests that show a release or dispose of any depth needs
  * no more than a small one: SK_MIN_THREAD_STACK, the documented minimum
  * (measured on the release library); four times it under the sanitizers,

@@ -477,6 +477,59 @@ Test(resources, allocation_failure_is_no_memory, .timeout = SK_TEST_TIMEOUT) {
     expect_no_live_objects(0);
 }
 
+/* Runs `body` in a child forked here (before this test used the library),
+ * its stderr read into `text` (`size` bytes, NUL-terminated); `body` ends
+ * the child. Returns the child's wait status. */
+static int run_child(void (*body)(void), char *text, size_t size) {
+    int channel[2];
+    cr_assert_eq(pipe(channel), 0);
+    pid_t child = fork();
+    cr_assert_neq(child, -1);
+    if (child == 0) {
+        dup2(channel[1], STDERR_FILENO);
+        close(channel[0]);
+        body();
+        _exit(2);
+    }
+    close(channel[1]);
+    size_t length = 0;
+    ssize_t got;
+    while ((got = read(channel[0], text + length, size - 1 - length)) > 0) {
+        length += (size_t)got;
+    }
+    text[length] = '\0';
+    close(channel[0]);
+    int status = 0;
+    cr_assert_eq(waitpid(child, &status, 0), child);
+    return status;
+}
+
+/* The child of the test below: fills its address space under a lowered
+ * RLIMIT_AS, then asks for a pipe. */
+static void fill_memory_then_make_a_pipe(void) {
+    sk_pipe *first = NULL;
+    if (sk_pipe_create(&first, false) != SK_OK) {
+        _exit(3);
+    }
+    struct rlimit low;
+    if (getrlimit(RLIMIT_AS, &low) != 0) {
+        _exit(3);
+    }
+    low.rlim_cur = (rlim_t)(mapped_bytes() + (4 << 20));
+    if (setrlimit(RLIMIT_AS, &low) != 0) {
+        _exit(3);
+    }
+    /* Every block malloc still gives, largest first, kept. */
+    for (size_t size = 1 << 20; size >= 16;) {
+        if (malloc(size) == NULL) {
+            size /= 2;
+        }
+    }
+    sk_pipe *second = NULL;
+    int status = sk_pipe_create(&second, false);
+    _exit(status == SK_OK ? 4 : 5); /* either: it returned */
+}
+
 /* A library object the Swift runtime cannot allocate stops the process with
  * SIGABRT and a message in words (signalkit.h, SK_ERR_NO_MEMORY), also when
  * no memory at all is left to make the message: the runtime's own stop
@@ -487,46 +540,8 @@ Test(resources, an_object_refused_memory_stops_the_process_with_sigabrt_in_words
     if (running_under_valgrind() || SK_TEST_SANITIZED) {
         cr_skip_test("a sanitizer or valgrind does not return NULL from malloc under a lowered RLIMIT_AS");
     }
-    int channel[2];
-    cr_assert_eq(pipe(channel), 0);
-    pid_t child = fork();
-    cr_assert_neq(child, -1);
-    if (child == 0) {
-        dup2(channel[1], STDERR_FILENO);
-        close(channel[0]);
-        sk_pipe *first = NULL;
-        if (sk_pipe_create(&first, false) != SK_OK) {
-            _exit(3);
-        }
-        struct rlimit low;
-        if (getrlimit(RLIMIT_AS, &low) != 0) {
-            _exit(3);
-        }
-        low.rlim_cur = (rlim_t)(mapped_bytes() + (4 << 20));
-        if (setrlimit(RLIMIT_AS, &low) != 0) {
-            _exit(3);
-        }
-        /* Every block malloc still gives, largest first, kept. */
-        for (size_t size = 1 << 20; size >= 16;) {
-            if (malloc(size) == NULL) {
-                size /= 2;
-            }
-        }
-        sk_pipe *second = NULL;
-        int status = sk_pipe_create(&second, false);
-        _exit(status == SK_OK ? 4 : 5); /* either: it returned */
-    }
-    close(channel[1]);
     char text[1024];
-    size_t length = 0;
-    ssize_t got;
-    while ((got = read(channel[0], text + length, sizeof text - 1 - length)) > 0) {
-        length += (size_t)got;
-    }
-    text[length] = '\0';
-    close(channel[0]);
-    int status = 0;
-    cr_assert_eq(waitpid(child, &status, 0), child);
+    int status = run_child(fill_memory_then_make_a_pipe, text, sizeof text);
     cr_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT,
         "the child ended %s %d, not with SIGABRT; its stderr: %s", WIFSIGNALED(status) ? "with signal" : "with status",
         WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status), text);
@@ -538,18 +553,6 @@ Test(resources, an_object_refused_memory_stops_the_process_with_sigabrt_in_words
  * resources"): scan's gate is owned by its first thread and handed over
  * with membarrier. A seccomp filter makes membarrier fail with EPERM in a
  * child forked before this test used the library. */
-
-/* 1 in a program built with TSan. */
-#if defined(__SANITIZE_THREAD__)
-#define SK_TEST_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define SK_TEST_TSAN 1
-#endif
-#endif
-#ifndef SK_TEST_TSAN
-#define SK_TEST_TSAN 0
-#endif
 
 #if defined(__x86_64__)
 #include <linux/audit.h>
@@ -639,28 +642,12 @@ static void scan_across_two_threads(bool refuse_first) {
     _exit(last == 20100 ? 0 : 7);
 }
 
-/* Runs scan_across_two_threads in a child; its status and stderr. */
-static int scan_child(bool refuse_first, char *text, size_t size) {
-    int channel[2];
-    cr_assert_eq(pipe(channel), 0);
-    pid_t child = fork();
-    cr_assert_neq(child, -1);
-    if (child == 0) {
-        dup2(channel[1], STDERR_FILENO);
-        close(channel[0]);
-        scan_across_two_threads(refuse_first);
-    }
-    close(channel[1]);
-    size_t length = 0;
-    ssize_t got;
-    while ((got = read(channel[0], text + length, size - 1 - length)) > 0) {
-        length += (size_t)got;
-    }
-    text[length] = '\0';
-    close(channel[0]);
-    int status = 0;
-    cr_assert_eq(waitpid(child, &status, 0), child);
-    return status;
+static void refuse_after(void) {
+    scan_across_two_threads(false);
+}
+
+static void refuse_first(void) {
+    scan_across_two_threads(true);
 }
 #endif
 
@@ -672,7 +659,7 @@ Test(resources, a_refused_memory_barrier_leaves_the_gates_working, .timeout = SK
     cr_skip_test("a thread started in a forked child is not supported under ThreadSanitizer");
 #endif
     char text[1024];
-    int status = scan_child(true, text, sizeof text);
+    int status = run_child(refuse_first, text, sizeof text);
     cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the child ended %s %d; its stderr: %s",
         WIFSIGNALED(status) ? "with signal" : "with status", WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status),
         text);
@@ -689,7 +676,7 @@ Test(resources, a_memory_barrier_refused_after_it_was_given_stops_the_process_in
         cr_skip_test("the process's stop is checked in the plain build");
     }
     char text[1024];
-    int status = scan_child(false, text, sizeof text);
+    int status = run_child(refuse_after, text, sizeof text);
     cr_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT, "the child ended %s %d, not with SIGABRT; its stderr: %s",
         WIFSIGNALED(status) ? "with signal" : "with status", WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status),
         text);

@@ -1026,19 +1026,7 @@ Test(threads, fork_leaves_the_parent_working, .timeout = SK_TEST_TIMEOUT) {
  * status (an alarm ends it if anything hangs). */
 static sem_t child_sem;
 
-/* ThreadSanitizer runs a thread of its own in every process and refuses to
- * start threads in the child of a multi-threaded fork ("not supported.
- * Dying"): the case cannot be made there. */
-#if defined(__SANITIZE_THREAD__)
-#define SK_TEST_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define SK_TEST_TSAN 1
-#endif
-#endif
-#ifndef SK_TEST_TSAN
-#define SK_TEST_TSAN 0
-#endif
+/* Under ThreadSanitizer (SK_TEST_TSAN, support.h) the case cannot be made. */
 
 static void child_post(void *ctx) {
     (void)ctx;
