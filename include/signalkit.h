@@ -70,7 +70,11 @@
  *   begins after it. A value whose put races with the terminal event's put
  *   is either delivered before the terminal callback (its callback may begin
  *   after the terminal put has returned: the terminal event waits for it)
- *   or dropped; a value put once the terminal put has returned is dropped.
+ *   or dropped; a value put once the terminal put has returned is dropped;
+ *   a value whose put returned before the terminal event was put is
+ *   delivered before it (also when a sk_signal_scan(), sk_signal_pairwise(),
+ *   sk_signal_reduce_left() or sk_signal_buffer_count() queued it behind
+ *   another thread's step, its put returning at once).
  *   These are the rules of each subscription, each operator's among them:
  *   an operator with several inputs (merge, combine_latest, zip,
  *   map_to_signal, ...) ends its subscriber when an input's terminal event

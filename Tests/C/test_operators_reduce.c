@@ -202,6 +202,84 @@ static sk_signal *build_scan(sk_signal *s) {
 }
 static sk_signal *build_pairwise(sk_signal *s) { sk_signal *o = NULL; SK_OK_OR_FAIL(sk_signal_pairwise(&o, s)); return o; }
 
+/* Values queued behind another thread's fold before a completion is put on
+ * a third thread are folded and delivered before that completion (the
+ * terminal event waits for the value calls in flight, and so for the
+ * values they had taken in): thread A is inside the fold of 1, thread B's
+ * puts of 2, 3 and 4 return (queued behind A's), then the main thread puts
+ * the completion and lets A go. With a map after the scan, whose stage the
+ * C layer runs in the same fused chain. Before: only the completion. */
+typedef struct {
+    gate inside, go;
+} held_fold;
+
+static void fold_sum_holding_one(void *ctx, const sk_value *accumulator, const sk_value *value, sk_value *out) {
+    held_fold *h = ctx;
+    if (value_int(value) == 1) {
+        gate_open(&h->inside);
+        cr_assert(gate_wait(&h->go, SK_WAIT_SECONDS));
+    }
+    sk_value_set_int64(out, value_int(accumulator) + value_int(value));
+}
+
+static void times_ten(void *ctx, const sk_value *in, sk_value *out) {
+    (void)ctx;
+    sk_value_set_int64(out, value_int(in) * 10);
+}
+
+static void *put_one_into(void *pipe) {
+    pipe_put_int(pipe, 1);
+    return NULL;
+}
+
+static void *put_two_three_four(void *pipe) {
+    for (int64_t n = 2; n <= 4; n++) {
+        pipe_put_int(pipe, n);
+    }
+    return NULL;
+}
+
+Test(operators_reduce, values_queued_behind_a_fold_before_a_completion_are_delivered_before_it, .timeout = SK_TEST_TIMEOUT) {
+    for (int mapped = 0; mapped <= 1; mapped++) {
+        held_fold h;
+        gate_init(&h.inside);
+        gate_init(&h.go);
+        sk_pipe *pipe = NULL;
+        sk_signal *source = NULL, *scanned = NULL, *signal = NULL;
+        SK_OK_OR_FAIL(sk_pipe_create(&pipe, false));
+        SK_OK_OR_FAIL(sk_pipe_signal(&source, pipe));
+        sk_value zero = int_value(0);
+        SK_OK_OR_FAIL(sk_signal_scan(&scanned, source, &zero, fold_sum_holding_one, &h, NULL));
+        if (mapped) {
+            SK_OK_OR_FAIL(sk_signal_map(&signal, scanned, times_ten, NULL, NULL));
+        } else {
+            signal = sk_signal_retain(scanned);
+        }
+        recorder r;
+        sk_disposable *d = recorder_start(&r, signal);
+        pthread_t a, b;
+        cr_assert_eq(pthread_create(&a, NULL, put_one_into, pipe), 0);
+        cr_assert(gate_wait(&h.inside, SK_WAIT_SECONDS));
+        cr_assert_eq(pthread_create(&b, NULL, put_two_three_four, pipe), 0);
+        cr_assert_eq(pthread_join(b, NULL), 0); /* its puts returned, queued */
+        SK_OK_OR_FAIL(sk_pipe_put_completion(pipe));
+        gate_open(&h.go);
+        cr_assert_eq(pthread_join(a, NULL), 0);
+        cr_assert(recorder_wait_release(&r));
+        const int64_t scale = mapped ? 10 : 1;
+        const int64_t expected[] = { 1 * scale, 3 * scale, 6 * scale, 10 * scale };
+        recorder_expect(&r, "nnnncr", expected, 4);
+        recorder_finish(&r, d);
+        sk_signal_release(signal);
+        sk_signal_release(scanned);
+        sk_signal_release(source);
+        sk_pipe_release(pipe);
+        gate_destroy(&h.inside);
+        gate_destroy(&h.go);
+        expect_no_live_objects(0);
+    }
+}
+
 Test(operators_reduce, scan_and_pairwise_dispose_inside_a_value_callback, .timeout = SK_TEST_TIMEOUT) {
     expect_dispose_inside_next("scan", build_scan, 2);
     counter_destroy(&scan_calls);

@@ -431,6 +431,83 @@ final class Signal_ReduceTests: XCTestCase {
         }
     }
 
+    /// Values queued behind another thread's fold (their puts returned)
+    /// before a completion is put on a third thread are folded and
+    /// delivered before that completion, over a pipe and over a
+    /// generator's subscriber, as the unfused chain delivers them: a
+    /// terminal event waits for the value calls in flight, and the values
+    /// those calls had taken in are part of them. (The fused stages
+    /// dropped them: the completion's thread marked the subscription ended
+    /// at once, before the calls in flight had returned.)
+    func testValuesQueuedBehindAFoldBeforeACompletionAreDeliveredBeforeIt() {
+        for source in ["pipe", "generator"] {
+            for stage in ["scan", "map after scan"] {
+                let pipe = SignalPipe<Int, NoError>()
+                let subscriberBox = Atomic<Subscriber<Int, NoError>?>(value: nil)
+                let upstream: Signal<Int, NoError>
+                if source == "pipe" {
+                    upstream = pipe.signal()
+                } else {
+                    upstream = Signal { subscriber in
+                        _ = subscriberBox.swap(subscriber)
+                        return EmptyDisposable
+                    }
+                }
+                let putNext: (Int) -> Void = { value in
+                    if source == "pipe" {
+                        pipe.putNext(value)
+                    } else {
+                        subscriberBox.with { $0 }!.putNext(value)
+                    }
+                }
+                let inFold = DispatchSemaphore(value: 0)
+                let leaveFold = DispatchSemaphore(value: 0)
+                let fold: (Int, Int) -> Int = { accumulator, value in
+                    if value == 1 {
+                        inFold.signal()
+                        leaveFold.wait()
+                    }
+                    return accumulator + value
+                }
+                var signal = upstream |> scan(0, fold)
+                if stage == "map after scan" {
+                    signal = signal |> map { $0 * 10 }
+                }
+                let events = Atomic(value: [String]())
+                let disposable = signal.start(next: { value in
+                    _ = events.modify { $0 + ["\(value)"] }
+                }, completed: {
+                    _ = events.modify { $0 + ["completed"] }
+                })
+                let folding = DispatchSemaphore(value: 0)
+                startDetachedThread(stackSize: 1 << 20) {
+                    putNext(1)
+                    folding.signal()
+                }
+                inFold.wait()
+                let queued = DispatchSemaphore(value: 0)
+                startDetachedThread(stackSize: 1 << 20) {
+                    for value in 2 ... 4 {
+                        putNext(value)
+                    }
+                    queued.signal()
+                }
+                queued.wait()
+                if source == "pipe" {
+                    pipe.putCompletion()
+                } else {
+                    subscriberBox.with { $0 }!.putCompletion()
+                }
+                leaveFold.signal()
+                folding.wait()
+                let scale = stage == "scan" ? 1 : 10
+                XCTAssertEqual(events.with { $0 }, ["\(1 * scale)", "\(3 * scale)", "\(6 * scale)", "\(10 * scale)", "completed"],
+                               "\(source), \(stage): the values taken in before the completion, then the completion")
+                disposable.dispose()
+            }
+        }
+    }
+
     /// `scan` folds every value once however many threads emit.
     func testScanUnderConcurrentEmission() {
         let pipe = ValuePipe<Int>()

@@ -509,9 +509,11 @@ final class _SignalStatefulStage<Step: _SignalStep, E, Liveness: _SignalDownstre
         switch event {
         case let .Next(value):
             // A value queued behind another thread's: once the subscription
-            // has ended (a dispose, a failing step's own end, the upstream's
-            // terminal event) it is dropped unstepped, as its results would
-            // be (`deliver`): no callback begins after the end.
+            // has ended (a dispose, a failing step's own end, a terminal
+            // event delivered) it is dropped unstepped, as its results would
+            // be (`deliver`): no callback begins after the end. A terminal
+            // event put upstream meanwhile waits for this call, and so for
+            // the values queued in it (`_SubscriptionFlags.valuesEndedFlag`).
             if self.liveness.isTerminated {
                 return true
             }

@@ -183,6 +183,7 @@ public final class Subscriber<T, E>: CustomStringConvertible, @unchecked Sendabl
         if _slowPath(previous & _InFlightCalls.countMask != 0) && self.deferError(previous, error) {
             return
         }
+        self.markValuesEnded()
         if let callback = self.error {
             _TerminalDelivery.begin()
             callback(error)
@@ -201,6 +202,7 @@ public final class Subscriber<T, E>: CustomStringConvertible, @unchecked Sendabl
         if _slowPath(previous & _InFlightCalls.countMask != 0) && self.deferCompletion(previous) {
             return
         }
+        self.markValuesEnded()
         if let callback = self.completed {
             _TerminalDelivery.begin()
             callback()
@@ -256,7 +258,10 @@ public final class Subscriber<T, E>: CustomStringConvertible, @unchecked Sendabl
     }
 
     /// Marks the subscriber terminated and registers a call in flight. Returns
-    /// the previous state, or nil when it had already terminated.
+    /// the previous state, or nil when it had already terminated. The
+    /// handle's `terminatedFlag` is set here; its `valuesEndedFlag`, which
+    /// the fused stages read, when the terminal event is delivered (or at
+    /// once by a dispose or a failing stage: `markValuesEnded`).
     @inlinable
     func beginTermination() -> Int? {
         guard let previous = _InFlightCalls.beginTermination(self.state) else {
@@ -266,6 +271,15 @@ public final class Subscriber<T, E>: CustomStringConvertible, @unchecked Sendabl
         self.handle?.state.bitwiseOr(_SubscriptionFlags.terminatedFlag, ordering: .releasing)
         _explore(.terminating)
         return previous
+    }
+
+    /// Sets the handle's `valuesEndedFlag` (`_SubscriptionFlags`): the fused
+    /// stages of the subscription let no value through after this. Right
+    /// before a terminal event is delivered, and at a dispose. Off the path
+    /// of values.
+    @inlinable
+    func markValuesEnded() {
+        self.handle?.markValuesEnded()
     }
 
     /// `putError`'s way when calls are in flight (`previous` counts some):
@@ -321,12 +335,10 @@ public final class Subscriber<T, E>: CustomStringConvertible, @unchecked Sendabl
     /// this one if they have all returned already. Off the path of values.
     @usableFromInline @inline(never)
     func deferTerminal(_ previous: Int, _ deliver: (() -> Void)?) {
-        guard let deliver else {
-            // Nothing to deliver: the rest of the termination needs no wait.
-            self.endTermination(previous)
-            return
-        }
-        self.completed = deliver
+        // Without a terminal callback the termination still waits for the
+        // calls in flight: the values they had taken in reach the value
+        // callback first, and the upstream is disposed after them.
+        self.completed = deliver ?? {}
         guard _InFlightCalls.deferTerminal(self.state) else {
             // A dispose came meanwhile: no event (the release drops it).
             self.endTermination(previous)
@@ -355,6 +367,7 @@ public final class Subscriber<T, E>: CustomStringConvertible, @unchecked Sendabl
     func deliverPendingTerminal(_ claimed: Int) {
         let deliver = self.completed
         self.completed = nil
+        self.markValuesEnded()
         if let deliver {
             _TerminalDelivery.begin()
             deliver()
@@ -374,6 +387,9 @@ public final class Subscriber<T, E>: CustomStringConvertible, @unchecked Sendabl
         guard let previous = self.beginTermination() else {
             return false
         }
+        // A failing stage: nothing passes after it, not even the values
+        // the calls in flight had taken in.
+        self.markValuesEnded()
         if previous & _InFlightCalls.countMask != 0 && self.waitsForCalls(previous) {
             self.deferTerminal(previous, deliver)
             return true
@@ -407,6 +423,7 @@ public final class Subscriber<T, E>: CustomStringConvertible, @unchecked Sendabl
     /// disposing the subscription does.
     @inlinable
     func dispose() {
+        self.markValuesEnded()
         guard let previous = self.beginTermination() else {
             // A terminal event waiting for the calls in flight is dropped:
             // nothing starts after a dispose on its thread.

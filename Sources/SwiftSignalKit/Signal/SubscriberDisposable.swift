@@ -267,7 +267,8 @@ final class _SubscriberDisposable: _SubscriptionFlags, Disposable, CustomStringC
 
     @usableFromInline
     func dispose() {
-        let previous = self.state.bitwiseOr(_SubscriberDisposable.disposedFlag, ordering: .acquiringAndReleasing).oldValue
+        // The fused stages let nothing through from here (`valuesEndedFlag`).
+        let previous = self.state.bitwiseOr(_SubscriberDisposable.disposedFlag | _SubscriptionFlags.valuesEndedFlag, ordering: .acquiringAndReleasing).oldValue
         if previous & _SubscriberDisposable.disposedFlag != 0 {
             // Another dispose won (or the subscriber's own termination
             // called back here). It disposes the upstream, but may not have

@@ -32,9 +32,15 @@ package struct _SubscriberLiveness {
         self.flags = Unmanaged.passUnretained(flags)
     }
 
+    /// Whether the stages must let no value through any more: the
+    /// subscription was disposed, a stage failed, or its terminal event has
+    /// been delivered (`_SubscriptionFlags.valuesEndedFlag`). A terminal
+    /// event put on another thread while values are in flight ends them
+    /// only once it is delivered, after those calls: the values they had
+    /// taken in go through first.
     @inlinable
     package var isTerminated: Bool {
-        return self.flags._withUnsafeGuaranteedRef { $0.isTerminated }
+        return self.flags._withUnsafeGuaranteedRef { $0.valuesHaveEnded }
     }
 
     /// Links the subscription to `downstream`'s, the subscriber of the

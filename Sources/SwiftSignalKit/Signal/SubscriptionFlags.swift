@@ -4,15 +4,24 @@ import Synchronization
 /// composed stages of a fused chain (see `_SubscriberLiveness`) can read
 /// whether it has terminated without knowing its type.
 ///
-/// `terminatedFlag` is set once the subscription has received its terminal
-/// event or been disposed; the subclasses use the other bits as they need
-/// (`_SubscriberDisposable` a disposed flag, `_BroadcasterEntry` the
-/// dropped flag of a dispose).
+/// `terminatedFlag` is set once the subscription has begun to end (its
+/// terminal event was put, or it was disposed): no value call begins after
+/// it. `valuesEndedFlag` is set once the values it had taken in are done
+/// with: at a dispose or a failing stage's end at once, and for a terminal
+/// event put by its source only when that event is delivered, after the
+/// value calls that were in flight (the values they had taken in, queued
+/// behind one of them in a stateful stage's gate included, go on to the
+/// downstream first, as an unfused chain delivers them). The subclasses use
+/// the other bits as they need (`_SubscriberDisposable` a disposed flag,
+/// `_BroadcasterEntry` the dropped flag of a dispose).
 ///
 /// Thread-safety: the word is atomic; it may be read from any thread.
 @usableFromInline
 class _SubscriptionFlags: @unchecked Sendable {
     @usableFromInline static var terminatedFlag: Int { _InFlightCalls.terminatedFlag }
+    /// Free in every subclass's word (see `_InFlightCalls`,
+    /// `_SubscriberDisposable`, `_BroadcasterEntryBase`).
+    @usableFromInline static var valuesEndedFlag: Int { 1 << 56 }
 
     @usableFromInline let state = Synchronization.Atomic<Int>(0)
 
@@ -23,6 +32,21 @@ class _SubscriptionFlags: @unchecked Sendable {
     @inlinable
     final var isTerminated: Bool {
         return self.state.load(ordering: .acquiring) & _SubscriptionFlags.terminatedFlag != 0
+    }
+
+    /// Whether the values the subscription had taken in are done with
+    /// (`valuesEndedFlag`): what the fused stages read between stages and
+    /// before each value queued in a gate (`_SubscriberLiveness`).
+    @inlinable
+    final var valuesHaveEnded: Bool {
+        return self.state.load(ordering: .acquiring) & _SubscriptionFlags.valuesEndedFlag != 0
+    }
+
+    /// Sets `valuesEndedFlag` (see the type's comment). Off the path of
+    /// values.
+    @inlinable
+    final func markValuesEnded() {
+        self.state.bitwiseOr(_SubscriptionFlags.valuesEndedFlag, ordering: .releasing)
     }
 
     /// Records that this subscription is the upstream of `downstream`, an

@@ -103,8 +103,11 @@ final class _BroadcasterEntry<T, State>: _BroadcasterEntryBase, Disposable, @unc
     /// starts after this, then the `error` or `completed` callback runs,
     /// once the threads delivering when it was called have returned (see
     /// `_BroadcasterRetirement`): at once, on the calling thread, when none
-    /// is; else on the one that returns last. The callbacks are released
-    /// after it. Nothing if the subscription had already ended.
+    /// is; else on the one that returns last. The values those threads had
+    /// taken in go through the fused stages first: `valuesEndedFlag` is set
+    /// when the event is delivered (`_BroadcasterRetirement.finish`). The
+    /// callbacks are released after it. Nothing if the subscription had
+    /// already ended.
     @inlinable
     func terminate(_ terminal: _BroadcasterTerminal) {
         let previous = self.state.bitwiseOr(_SubscriptionFlags.terminatedFlag, ordering: .acquiringAndReleasing).oldValue
@@ -122,7 +125,8 @@ final class _BroadcasterEntry<T, State>: _BroadcasterEntryBase, Disposable, @unc
     /// in flight as `terminate` is. False when it had already ended.
     @usableFromInline
     override func terminate(delivering deliver: @escaping () -> Void) -> Bool {
-        let previous = self.state.bitwiseOr(_SubscriptionFlags.terminatedFlag, ordering: .acquiringAndReleasing).oldValue
+        // A failing stage: nothing passes after it (`valuesEndedFlag` at once).
+        let previous = self.state.bitwiseOr(_SubscriptionFlags.terminatedFlag | _SubscriptionFlags.valuesEndedFlag, ordering: .acquiringAndReleasing).oldValue
         if previous & _SubscriptionFlags.terminatedFlag != 0 {
             return false
         }
@@ -140,7 +144,7 @@ final class _BroadcasterEntry<T, State>: _BroadcasterEntryBase, Disposable, @unc
     /// then (nothing starts after a dispose on its thread).
     @inlinable
     func end(removing: Bool) -> Bool {
-        let previous = self.state.bitwiseOr(_SubscriptionFlags.terminatedFlag | _InFlightCalls.droppedFlag, ordering: .acquiringAndReleasing).oldValue
+        let previous = self.state.bitwiseOr(_SubscriptionFlags.terminatedFlag | _InFlightCalls.droppedFlag | _SubscriptionFlags.valuesEndedFlag, ordering: .acquiringAndReleasing).oldValue
         if previous & _SubscriptionFlags.terminatedFlag != 0 {
             if previous & _InFlightCalls.droppedFlag == 0 {
                 self.owner.dropEnding(of: self)

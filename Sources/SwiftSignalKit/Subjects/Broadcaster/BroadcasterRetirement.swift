@@ -104,9 +104,12 @@ struct _BroadcasterRetirement {
     }
 
     /// The terminal event, then the release (no lock is held); a kept
-    /// buffer goes with the retirement.
+    /// buffer goes with the retirement. The subscription's fused stages
+    /// let no value through from the event on (`valuesEndedFlag`): the
+    /// values the threads delivering had taken in went through before.
     @inlinable
     func finish() {
+        self.entry?.markValuesEnded()
         self.ending?.run()
         self.entry?.releaseCallback()
     }
@@ -197,6 +200,7 @@ extension _Broadcaster {
             return
         }
         self.mutex.unlock()
+        entry.markValuesEnded()
         ending.run()
         entry.releaseCallback()
     }
