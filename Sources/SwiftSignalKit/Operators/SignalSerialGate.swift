@@ -445,7 +445,9 @@ final class _SignalStatefulStage<Step: _SignalStep, E, Liveness: _SignalDownstre
     @usableFromInline let gate = _SignalSerialGate<SignalEvent<Step.Value, E>>()
     @exclusivity(unchecked) @usableFromInline var state: Step.State
     @usableFromInline let stepper: Step
-    @usableFromInline let downstream: ((Step.Result) -> Void)?
+    /// What the stage delivers to (one that does nothing when there is
+    /// no downstream callback: a value tests nothing).
+    @usableFromInline let downstream: (Step.Result) -> Void
     @usableFromInline let liveness: Liveness
     @usableFromInline let error: ((E) -> Void)?
     @usableFromInline let completed: (() -> Void)?
@@ -454,7 +456,11 @@ final class _SignalStatefulStage<Step: _SignalStep, E, Liveness: _SignalDownstre
     init(_ initial: Step.State, _ stepper: Step, next: ((Step.Result) -> Void)?, liveness: Liveness, error: ((E) -> Void)?, completed: (() -> Void)?) {
         self.state = initial
         self.stepper = stepper
-        self.downstream = next
+        if let next {
+            self.downstream = next
+        } else {
+            self.downstream = { _ in }
+        }
         self.liveness = liveness
         self.error = error
         self.completed = completed
@@ -492,7 +498,7 @@ final class _SignalStatefulStage<Step: _SignalStep, E, Liveness: _SignalDownstre
     @inlinable
     func deliver(_ result: Step.Result) {
         if !self.liveness.isTerminated {
-            self.downstream?(result)
+            self.downstream(result)
         }
     }
 

@@ -23,15 +23,21 @@ final class _FusedStage<T, R, Output> {
     /// function of `T` (held as an opaque generic value, a function is
     /// called through a thunk: 19 instructions more a value).
     @usableFromInline let function: (T) -> R
-    /// The downstream's composed value callback (nil: nothing to call).
-    @usableFromInline let next: ((Output) -> Void)?
+    /// The downstream's composed value callback (one that does nothing
+    /// when there is none: a call tests nothing).
+    @usableFromInline let next: (Output) -> Void
     /// The subscription's flags, read after the function ran.
     @usableFromInline let liveness: _SubscriberLiveness
 
     @inlinable
     init(_ function: @escaping (T) -> R, _ next: ((Output) -> Void)?, _ liveness: _SubscriberLiveness) {
         self.function = function
-        self.next = next
+        // No downstream callback: one that does nothing (no test a value).
+        if let next {
+            self.next = next
+        } else {
+            self.next = { _ in }
+        }
         self.liveness = liveness
     }
 
@@ -39,7 +45,7 @@ final class _FusedStage<T, R, Output> {
     @inlinable @inline(__always)
     func pass(_ value: Output) {
         if !self.liveness.isTerminated {
-            self.next?(value)
+            self.next(value)
         }
     }
 }
@@ -53,15 +59,21 @@ final class _FusedStage<T, R, Output> {
 final class _FusedPredicateStage<T> {
     /// The predicate.
     @usableFromInline let predicate: (T) -> Bool
-    /// The downstream's composed value callback (nil: nothing to call).
-    @usableFromInline let next: ((T) -> Void)?
+    /// The downstream's composed value callback (one that does nothing
+    /// when there is none: a call tests nothing).
+    @usableFromInline let next: (T) -> Void
     /// The subscription's flags, read after the predicate ran.
     @usableFromInline let liveness: _SubscriberLiveness
 
     @inlinable
     init(_ predicate: @escaping (T) -> Bool, _ next: ((T) -> Void)?, _ liveness: _SubscriberLiveness) {
         self.predicate = predicate
-        self.next = next
+        // No downstream callback: one that does nothing (no test a value).
+        if let next {
+            self.next = next
+        } else {
+            self.next = { _ in }
+        }
         self.liveness = liveness
     }
 
@@ -70,7 +82,7 @@ final class _FusedPredicateStage<T> {
     @inlinable @inline(__always)
     func run(_ value: T) {
         if self.predicate(value) && !self.liveness.isTerminated {
-            self.next?(value)
+            self.next(value)
         }
     }
 }
@@ -86,15 +98,21 @@ final class _FusedDistinctStage<T> {
     @usableFromInline let isEqual: (T, T) -> Bool
     /// The last value passed, nil before the first.
     @usableFromInline let previous = _SignalLatestValue<T>()
-    /// The downstream's composed value callback (nil: nothing to call).
-    @usableFromInline let next: ((T) -> Void)?
+    /// The downstream's composed value callback (one that does nothing
+    /// when there is none: a call tests nothing).
+    @usableFromInline let next: (T) -> Void
     /// The subscription's flags, read before the value is passed on.
     @usableFromInline let liveness: _SubscriberLiveness
 
     @inlinable
     init(_ isEqual: @escaping (T, T) -> Bool, _ next: ((T) -> Void)?, _ liveness: _SubscriberLiveness) {
         self.isEqual = isEqual
-        self.next = next
+        // No downstream callback: one that does nothing (no test a value).
+        if let next {
+            self.next = next
+        } else {
+            self.next = { _ in }
+        }
         self.liveness = liveness
     }
 
@@ -107,7 +125,7 @@ final class _FusedDistinctStage<T> {
         // The replaced value is released here, after the unlock.
         _ = self.previous.exchange(value)
         if !self.liveness.isTerminated {
-            self.next?(value)
+            self.next(value)
         }
     }
 }
@@ -124,15 +142,21 @@ final class _FusedSkipWhileStage<T> {
     /// Set by the first value the predicate let through (stored again,
     /// idempotently, by a value on another thread that found it clear).
     @usableFromInline let passing = Synchronization.Atomic<Bool>(false)
-    /// The downstream's composed value callback (nil: nothing to call).
-    @usableFromInline let next: ((T) -> Void)?
+    /// The downstream's composed value callback (one that does nothing
+    /// when there is none: a call tests nothing).
+    @usableFromInline let next: (T) -> Void
     /// The subscription's flags, read before a value is passed on.
     @usableFromInline let liveness: _SubscriberLiveness
 
     @inlinable
     init(_ predicate: @escaping (T) -> Bool, _ next: ((T) -> Void)?, _ liveness: _SubscriberLiveness) {
         self.predicate = predicate
-        self.next = next
+        // No downstream callback: one that does nothing (no test a value).
+        if let next {
+            self.next = next
+        } else {
+            self.next = { _ in }
+        }
         self.liveness = liveness
     }
 
@@ -144,7 +168,7 @@ final class _FusedSkipWhileStage<T> {
                 self.passing.store(true, ordering: .releasing)
             }
             if !self.liveness.isTerminated {
-                self.next?(value)
+                self.next(value)
             }
         }
     }
@@ -175,7 +199,7 @@ final class _FusedTakeWhileStage<T> {
     @usableFromInline let ended = Synchronization.Atomic<Bool>(false)
     /// The downstream's composed value callback and completion (nil:
     /// nothing to call).
-    @usableFromInline let next: ((T) -> Void)?
+    @usableFromInline let next: (T) -> Void
     @usableFromInline let completed: (() -> Void)?
     /// The subscription's flags, read before a value is passed on.
     @usableFromInline let liveness: _SubscriberLiveness
@@ -185,7 +209,12 @@ final class _FusedTakeWhileStage<T> {
          _ liveness: _SubscriberLiveness) {
         self.predicate = predicate
         self.inclusive = inclusive
-        self.next = next
+        // No downstream callback: one that does nothing (no test a value).
+        if let next {
+            self.next = next
+        } else {
+            self.next = { _ in }
+        }
         self.completed = completed
         self.liveness = liveness
     }
@@ -199,7 +228,7 @@ final class _FusedTakeWhileStage<T> {
         }
         if self.predicate(value) {
             if !self.liveness.isTerminated {
-                self.next?(value)
+                self.next(value)
             }
             return
         }
@@ -216,7 +245,7 @@ final class _FusedTakeWhileStage<T> {
             return
         }
         if self.inclusive && !self.liveness.isTerminated {
-            self.next?(value)
+            self.next(value)
         }
         _fusedStageEnd(self.liveness, self.completed)
     }
@@ -234,15 +263,21 @@ final class _FusedSkipStage<T> {
     /// The values counted so far: never more than `count` plus one per
     /// thread emitting at once (it stops counting at `count`).
     @usableFromInline let dropped = Synchronization.Atomic<Int>(0)
-    /// The downstream's composed value callback (nil: nothing to call).
-    @usableFromInline let next: ((T) -> Void)?
+    /// The downstream's composed value callback (one that does nothing
+    /// when there is none: a call tests nothing).
+    @usableFromInline let next: (T) -> Void
     /// The subscription's flags, read before a value is passed on.
     @usableFromInline let liveness: _SubscriberLiveness
 
     @inlinable
     init(_ count: Int, _ next: ((T) -> Void)?, _ liveness: _SubscriberLiveness) {
         self.count = count
-        self.next = next
+        // No downstream callback: one that does nothing (no test a value).
+        if let next {
+            self.next = next
+        } else {
+            self.next = { _ in }
+        }
         self.liveness = liveness
     }
 
@@ -254,7 +289,7 @@ final class _FusedSkipStage<T> {
             return
         }
         if !self.liveness.isTerminated {
-            self.next?(value)
+            self.next(value)
         }
     }
 }
@@ -278,7 +313,7 @@ final class _FusedTakeStage<T> {
     @usableFromInline let delivered = Synchronization.Atomic<Int>(0)
     /// The downstream's composed value callback and completion (nil:
     /// nothing to call).
-    @usableFromInline let next: ((T) -> Void)?
+    @usableFromInline let next: (T) -> Void
     @usableFromInline let completed: (() -> Void)?
     /// The subscription's flags, read before a value is passed on.
     @usableFromInline let liveness: _SubscriberLiveness
@@ -286,7 +321,12 @@ final class _FusedTakeStage<T> {
     @inlinable
     init(_ count: Int, _ next: ((T) -> Void)?, _ completed: (() -> Void)?, _ liveness: _SubscriberLiveness) {
         self.count = count
-        self.next = next
+        // No downstream callback: one that does nothing (no test a value).
+        if let next {
+            self.next = next
+        } else {
+            self.next = { _ in }
+        }
         self.completed = completed
         self.liveness = liveness
     }
@@ -302,7 +342,7 @@ final class _FusedTakeStage<T> {
             return
         }
         if !self.liveness.isTerminated {
-            self.next?(value)
+            self.next(value)
         }
         if self.delivered.wrappingAdd(1, ordering: .acquiringAndReleasing).newValue == self.count {
             self.end()
@@ -345,7 +385,7 @@ final class _FusedTakeUntilStage<T> {
     @usableFromInline let ended = Synchronization.Atomic<Bool>(false)
     /// The downstream's composed value callback and completion (nil:
     /// nothing to call).
-    @usableFromInline let next: ((T) -> Void)?
+    @usableFromInline let next: (T) -> Void
     @usableFromInline let completed: (() -> Void)?
     /// The subscription's flags, read before a value is passed on.
     @usableFromInline let liveness: _SubscriberLiveness
@@ -354,7 +394,12 @@ final class _FusedTakeUntilStage<T> {
     init(_ until: @escaping (T) -> SignalTakeAction, _ next: ((T) -> Void)?, _ completed: (() -> Void)?,
          _ liveness: _SubscriberLiveness) {
         self.until = until
-        self.next = next
+        // No downstream callback: one that does nothing (no test a value).
+        if let next {
+            self.next = next
+        } else {
+            self.next = { _ in }
+        }
         self.completed = completed
         self.liveness = liveness
     }
@@ -368,7 +413,7 @@ final class _FusedTakeUntilStage<T> {
         }
         let action = self.until(value)
         if action.passthrough && !self.liveness.isTerminated {
-            self.next?(value)
+            self.next(value)
         }
         if action.complete {
             self.end()

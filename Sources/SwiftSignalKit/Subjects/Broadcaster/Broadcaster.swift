@@ -148,6 +148,10 @@ final class _Broadcaster<T, State>: @unchecked Sendable {
     /// inside one of its callbacks: `leaveOwner` delivers the terminal event
     /// after the values queued before it. Only the owning thread touches it.
     @exclusivity(unchecked) @usableFromInline var ownerTerminalPending = false
+    /// Set by the owning thread when it queued a value in `ownerPending` or
+    /// set `ownerTerminalPending`: what `leaveOwner` tests, one load where
+    /// the two were three. Only the owning thread touches it.
+    @exclusivity(unchecked) @usableFromInline var ownerQueued = false
     /// The last values kept for replay by a pipe that replays more than
     /// one (`SignalPipe(replayCount:)`, `replay(_:)`), in place of `value`;
     /// nil otherwise. Guarded by `mutex`; set before the broadcaster is
@@ -235,7 +239,7 @@ final class _Broadcaster<T, State>: @unchecked Sendable {
             withExtendedLifetime((replaced, previousState)) {}
         }
         let me = Self.currentThread()
-        if self.owner.load(ordering: .acquiring) == 0 && self.deliveringThreads.isEmpty {
+        if self.owner.load(ordering: .acquiring) == 0 && self.deliveringCount == 0 {
             self.takeOwnerSlot(me)
             if _fastPath(self.replayingCount == 0) {
                 // The bag's buffer, read without holding it (see
@@ -524,7 +528,7 @@ final class _Broadcaster<T, State>: @unchecked Sendable {
     /// the rest is `leaveOwnerQueued`.
     @inlinable @inline(__always)
     func leaveOwner() {
-        if _fastPath(self.ownerPending.isEmpty && !self.ownerTerminalPending) {
+        if _fastPath(!self.ownerQueued) {
             self.releaseOwnerSlot()
             return
         }
@@ -535,6 +539,9 @@ final class _Broadcaster<T, State>: @unchecked Sendable {
     /// event from inside its callbacks.
     @inlinable @inline(never)
     func leaveOwnerQueued() {
+        // What the callbacks of the deliveries below queue is found by the
+        // loop itself (the flag is only `leaveOwner`'s way in here).
+        self.ownerQueued = false
         while !self.ownerPending.isEmpty {
             self.mutex.lock()
             let pending = self.ownerPending

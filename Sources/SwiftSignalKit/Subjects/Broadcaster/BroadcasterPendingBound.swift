@@ -79,9 +79,13 @@ extension _Broadcaster {
     /// moving the optimizer's inlining decisions around it).
     @inlinable @inline(never)
     func queueNested(_ index: Int, _ delivery: Delivery) {
-        let overflow = index < 0
-            ? self.queuePending(&self.ownerPending, delivery)
-            : self.queuePending(&self.deliveringThreads[index].pending, delivery)
+        let overflow: _BroadcasterPendingBound<T>.Overflow?
+        if index < 0 {
+            overflow = self.queuePending(&self.ownerPending, delivery)
+            self.ownerQueued = true
+        } else {
+            overflow = self.queuePending(&self.deliveringThreads[index].pending, delivery)
+        }
         self.mutex.unlock()
         if let overflow, let bound = self.pendingBound {
             overflow.finish(bound)

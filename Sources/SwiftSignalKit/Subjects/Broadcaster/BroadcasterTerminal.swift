@@ -39,6 +39,7 @@ extension _Broadcaster {
         let me = Self.currentThread()
         if self.ownerThread == me {
             self.ownerTerminalPending = true
+            self.ownerQueued = true
             self.mutex.unlock()
             withExtendedLifetime(previousState) {}
             return true
