@@ -280,6 +280,99 @@ Test(operators_reduce, values_queued_behind_a_fold_before_a_completion_are_deliv
     }
 }
 
+/* The same when the completion is put from inside the observer's callback
+ * on the thread running the step, over a generator's subscriber: thread A
+ * is inside the callback of 1 (from scan or pairwise), thread B's put of 2
+ * returns (queued behind A's step), then A's callback puts the completion
+ * into the generator's subscriber and returns. The stage's gate holds the
+ * completion behind 2: 2, then the completion (before: 2 was dropped; an
+ * acceptance tester's program, every round). */
+typedef struct {
+    sk_subscriber *subscriber;
+    gate inside, go;
+    int calls; /* the first value callback is thread A's */
+} nested_end;
+
+static sk_disposable *keep_subscriber(void *ctx, sk_subscriber *subscriber) {
+    ((nested_end *)ctx)->subscriber = sk_subscriber_retain(subscriber);
+    return NULL;
+}
+
+static void put_into(sk_subscriber *subscriber, int64_t n) {
+    sk_value value = int_value(n);
+    SK_OK_OR_ABORT(sk_subscriber_put_next(subscriber, &value));
+}
+
+static void *put_one_into_subscriber(void *ctx) {
+    put_into(((nested_end *)ctx)->subscriber, 1);
+    return NULL;
+}
+
+static void *put_two_into_subscriber(void *ctx) {
+    put_into(((nested_end *)ctx)->subscriber, 2);
+    return NULL;
+}
+
+static void end_from_inside(recorder *r, const sk_value *value) {
+    nested_end *e = r->user;
+    (void)value;
+    if (__atomic_fetch_add(&e->calls, 1, __ATOMIC_SEQ_CST) == 0) {
+        gate_open(&e->inside);
+        cr_assert(gate_wait(&e->go, SK_WAIT_SECONDS));
+        SK_OK_OR_ABORT(sk_subscriber_put_completion(e->subscriber));
+    }
+}
+
+static void fold_keep_last(void *ctx, const sk_value *accumulator, const sk_value *value, sk_value *out) {
+    (void)ctx;
+    (void)accumulator;
+    SK_OK_OR_ABORT(sk_value_copy(out, value));
+}
+
+Test(operators_reduce, a_value_queued_behind_a_step_comes_before_a_completion_put_from_inside_a_callback, .timeout = SK_TEST_TIMEOUT) {
+    for (int pairs = 0; pairs <= 1; pairs++) {
+        nested_end e = { 0 };
+        gate_init(&e.inside);
+        gate_init(&e.go);
+        sk_signal *source = NULL, *signal = NULL;
+        SK_OK_OR_FAIL(sk_signal_create(&source, keep_subscriber, &e, NULL));
+        if (pairs) {
+            SK_OK_OR_FAIL(sk_signal_pairwise(&signal, source));
+        } else {
+            sk_value zero = int_value(0);
+            SK_OK_OR_FAIL(sk_signal_scan(&signal, source, &zero, fold_keep_last, NULL, NULL));
+        }
+        recorder r;
+        recorder_init(&r);
+        r.on_next = end_from_inside;
+        r.user = &e;
+        r.keep_values = false;
+        sk_observer observer = recorder_observer(&r);
+        sk_disposable *d = NULL;
+        SK_OK_OR_FAIL(sk_signal_start(&d, signal, &observer));
+        if (pairs) {
+            put_into(e.subscriber, 0);
+        }
+        pthread_t a, b;
+        cr_assert_eq(pthread_create(&a, NULL, put_one_into_subscriber, &e), 0);
+        cr_assert(gate_wait(&e.inside, SK_WAIT_SECONDS));
+        cr_assert_eq(pthread_create(&b, NULL, put_two_into_subscriber, &e), 0);
+        cr_assert_eq(pthread_join(b, NULL), 0); /* its put returned, queued */
+        gate_open(&e.go);
+        cr_assert_eq(pthread_join(a, NULL), 0);
+        cr_assert(recorder_wait_release(&r));
+        char log[16];
+        cr_assert_str_eq(recorder_log(&r, log, sizeof log), "nncr", "%s: the queued value, then the completion", pairs ? "pairwise" : "scan");
+        recorder_finish(&r, d);
+        sk_signal_release(signal);
+        sk_signal_release(source);
+        sk_subscriber_release(e.subscriber);
+        gate_destroy(&e.inside);
+        gate_destroy(&e.go);
+        expect_no_live_objects(0);
+    }
+}
+
 Test(operators_reduce, scan_and_pairwise_dispose_inside_a_value_callback, .timeout = SK_TEST_TIMEOUT) {
     expect_dispose_inside_next("scan", build_scan, 2);
     counter_destroy(&scan_calls);

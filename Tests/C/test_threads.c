@@ -183,10 +183,22 @@ static void watch_expect(callback_watch *w, const char *who, int index) {
                  "%s %d: released during a callback", who, index);
 }
 
+/* The releases of the churning observers, counted under a lock, so that
+ * the test can wait for the last: a subscriber's catch-up that outran its
+ * budget is finished, and the subscription released, on a thread of the
+ * library's (issue 77), which may still be at it when the test's threads
+ * have returned. */
+typedef struct churn_releases {
+    pthread_mutex_t mutex;
+    pthread_cond_t cond;
+    int count;
+} churn_releases;
+
 /* One short-lived observer. */
 typedef struct churn_observer {
     callback_watch watch;
     int nexts; /* atomic */
+    churn_releases *releases;
 } churn_observer;
 
 static void churn_next(void *ctx, const sk_value *value) {
@@ -198,7 +210,28 @@ static void churn_next(void *ctx, const sk_value *value) {
 }
 
 static void churn_release(void *ctx) {
-    watch_release(&((churn_observer *)ctx)->watch);
+    churn_observer *o = ctx;
+    watch_release(&o->watch);
+    pthread_mutex_lock(&o->releases->mutex);
+    o->releases->count++;
+    pthread_cond_broadcast(&o->releases->cond);
+    pthread_mutex_unlock(&o->releases->mutex);
+}
+
+/* Waits (to the suite's deadline) until `count` observers were released. */
+static bool churn_wait_releases(churn_releases *r, int count) {
+    struct timespec deadline;
+    clock_gettime(CLOCK_REALTIME, &deadline);
+    deadline.tv_sec += (time_t)SK_WAIT_SECONDS;
+    pthread_mutex_lock(&r->mutex);
+    while (r->count < count) {
+        if (pthread_cond_timedwait(&r->cond, &r->mutex, &deadline) != 0) {
+            break;
+        }
+    }
+    bool done = r->count >= count;
+    pthread_mutex_unlock(&r->mutex);
+    return done;
 }
 
 typedef struct churn {
@@ -268,6 +301,12 @@ Test(threads, subscribe_and_dispose_while_putting, .timeout = SK_TEST_TIMEOUT) {
     SK_OK_OR_FAIL(sk_pipe_signal(&c.signal, c.pipe));
     c.observers = calloc((size_t)CHURNERS * CHURN_ROUNDS, sizeof *c.observers);
     cr_assert_not_null(c.observers);
+    churn_releases releases = { .count = 0 };
+    pthread_mutex_init(&releases.mutex, NULL);
+    pthread_cond_init(&releases.cond, NULL);
+    for (int i = 0; i < CHURNERS * CHURN_ROUNDS; i++) {
+        c.observers[i].releases = &releases;
+    }
     start_line line;
     start_line_init(&line, CHURN_PUTTERS + CHURNERS);
     c.line = &line;
@@ -293,8 +332,11 @@ Test(threads, subscribe_and_dispose_while_putting, .timeout = SK_TEST_TIMEOUT) {
         pthread_join(putters[i], NULL);
     }
 
-    /* Every putter has returned: every callback in progress is over, so every
-     * release must have run, exactly once, after its last callback. */
+    /* Every putter has returned, and every catch-up handed to a thread of
+     * the library's ends: every release must run, exactly once, after its
+     * observer's last callback. */
+    cr_assert(churn_wait_releases(&releases, CHURNERS * CHURN_ROUNDS), "%d of %d observers released",
+              releases.count, CHURNERS * CHURN_ROUNDS);
     int total_nexts = 0;
     for (int i = 0; i < CHURNERS * CHURN_ROUNDS; i++) {
         churn_observer *o = &c.observers[i];
@@ -304,6 +346,8 @@ Test(threads, subscribe_and_dispose_while_putting, .timeout = SK_TEST_TIMEOUT) {
     cr_assert_geq(c.puts, 100);
     cr_log_info("%lld puts, %d deliveries to churning observers", (long long)c.puts, total_nexts);
     free(c.observers);
+    pthread_mutex_destroy(&releases.mutex);
+    pthread_cond_destroy(&releases.cond);
     start_line_destroy(&line);
     gate_destroy(&c.putting);
     sk_signal_release(c.signal);

@@ -508,6 +508,112 @@ final class Signal_ReduceTests: XCTestCase {
         }
     }
 
+    /// The same when the completion is put from inside the value callback of
+    /// the thread running the step (it ends its own stream): the value
+    /// another thread queued behind that step meanwhile (its put returned)
+    /// is delivered before the completion, which the stage's gate holds
+    /// behind it; through a second `scan` too, and over a pipe. (Over a
+    /// generator's subscriber the queued value was dropped: the
+    /// subscription was marked ended when the completion reached the gate,
+    /// not when the gate passed it on.)
+    func testAValueQueuedBehindAStepIsDeliveredBeforeACompletionPutFromInsideACallback() {
+        for source in ["generator", "pipe"] {
+            for stage in ["scan", "pairwise", "scan then scan"] {
+                let pipe = SignalPipe<Int, NoError>()
+                let subscriberBox = Atomic<Subscriber<Int, NoError>?>(value: nil)
+                let upstream: Signal<Int, NoError> = source == "pipe" ? pipe.signal() : Signal { subscriber in
+                    _ = subscriberBox.swap(subscriber)
+                    return EmptyDisposable
+                }
+                let putNext: (Int) -> Void = { value in
+                    if source == "pipe" {
+                        pipe.putNext(value)
+                    } else {
+                        subscriberBox.with { $0 }!.putNext(value)
+                    }
+                }
+                let putCompletion = {
+                    if source == "pipe" {
+                        pipe.putCompletion()
+                    } else {
+                        subscriberBox.with { $0 }!.putCompletion()
+                    }
+                }
+                let signal: Signal<Int, NoError>
+                switch stage {
+                case "scan":
+                    signal = upstream |> scan(0, +)
+                case "pairwise":
+                    signal = upstream |> pairwise |> map { $0.0 * 10 + $0.1 }
+                default:
+                    signal = upstream |> scan(0, +) |> scan(0, +)
+                }
+                let inNext = DispatchSemaphore(value: 0)
+                let go = DispatchSemaphore(value: 0)
+                // The thread that puts 1, and holds its callback (0: none yet).
+                let holder = Atomic<UInt>(value: 0)
+                let events = Atomic(value: [String]())
+                let disposable = signal.start(next: { value in
+                    _ = events.modify { $0 + ["\(value)"] }
+                    if holder.with({ $0 }) == UInt(pthread_self()) {
+                        _ = holder.swap(0)
+                        inNext.signal()
+                        go.wait()
+                        putCompletion()
+                    }
+                }, completed: {
+                    _ = events.modify { $0 + ["completed"] }
+                })
+                if stage == "pairwise" {
+                    putNext(0)
+                }
+                let holderDone = DispatchSemaphore(value: 0)
+                startDetachedThread(stackSize: 1 << 20) {
+                    _ = holder.swap(UInt(pthread_self()))
+                    putNext(1)
+                    holderDone.signal()
+                }
+                inNext.wait()
+                let queued = DispatchSemaphore(value: 0)
+                startDetachedThread(stackSize: 1 << 20) {
+                    putNext(2)
+                    queued.signal()
+                }
+                queued.wait()
+                go.signal()
+                holderDone.wait()
+                let expected: [String]
+                switch stage {
+                case "scan":
+                    expected = ["1", "3", "completed"]
+                case "pairwise":
+                    expected = ["1", "12", "completed"]
+                default:
+                    expected = ["1", "4", "completed"]
+                }
+                XCTAssertEqual(events.with { $0 }, expected, "\(source), \(stage): the queued value, then the completion")
+                disposable.dispose()
+            }
+        }
+    }
+
+    /// A `scan` over a constant signal, which completes through the stage's
+    /// gate, leaves every other constant signal's subscription delivering:
+    /// their subscriptions share one flags object, which the stage's hold
+    /// of the completion must not write (it did, and from then on the
+    /// fused stages over any constant signal dropped every value: the model
+    /// tester's shrunk case, `skipWhile` over `just([0])`).
+    func testAScanOverAConstantSignalLeavesOtherConstantSignalsDelivering() {
+        var folded: [Int] = []
+        _ = (Signal<Int, NoError>.single(1) |> scan(0, +)).start(next: { folded.append($0) })
+        XCTAssertEqual(folded, [1])
+        var values: [Int] = []
+        var completed = false
+        _ = (Signal<Int, NoError>.single(0) |> skipWhile { $0 > 0 } |> map { $0 + 5 }).start(next: { values.append($0) }, completed: { completed = true })
+        XCTAssertEqual(values, [5], "a constant signal's fused stages still deliver")
+        XCTAssertTrue(completed)
+    }
+
     /// `scan` folds every value once however many threads emit.
     func testScanUnderConcurrentEmission() {
         let pipe = ValuePipe<Int>()

@@ -185,7 +185,7 @@ connect() is needed: reference counted, as share()
 (sk_signal_replay).""",
     },
     "sk_signal_pairwise": {
-        "signature": '(self) -> "Signal[List[Any]]"',
+        "signature": '(self) -> "Signal[List[T_co]]"',
         "doc": """From the second value on, [previous, current] at each value
 (RxPY's pairwise, which gives tuples: here lists, as every array
 of the library arrives) (sk_signal_pairwise).""",
@@ -248,7 +248,7 @@ the window's end (RxJS's auditTime; throttleTime only with leading: false,
 trailing: true).""",
     },
     "sk_signal_buffer_time": {
-        "signature": '(self, seconds: float, queue: Optional[Queue] = None) -> "Signal[List[Any]]"',
+        "signature": '(self, seconds: float, queue: Optional[Queue] = None) -> "Signal[List[T_co]]"',
         "doc": """The values of each `seconds`-long window as a list, delivered on
 `queue` (RxPY's buffer_with_time; sk_signal_buffer_time).""",
     },

@@ -349,13 +349,29 @@ extension _SignalStep {
 /// has terminated. A fused stage asks its subscription's liveness; a stage
 /// that carries its own terminal events (`buffer(count:)`, which emits on
 /// completion) asks its subscriber.
+///
+/// A fused stage also holds the subscription's terminal event while it is
+/// in the gate (`holdTerminal`, `releaseTerminal`): the values queued
+/// before it go downstream first, and the fused stages after it must not
+/// take the subscription for ended before the event has passed (see
+/// `_SubscriptionFlags.markValuesEndedUnlessHeld`). A stage with a
+/// subscriber of its own has nothing to hold: its subscriber's terminal
+/// event is its own.
 @usableFromInline
 protocol _SignalDownstreamLiveness {
     var isTerminated: Bool { get }
+    func holdTerminal()
+    func releaseTerminal()
 }
 
 extension _SubscriberLiveness: _SignalDownstreamLiveness {}
-extension Subscriber: _SignalDownstreamLiveness {}
+extension Subscriber: _SignalDownstreamLiveness {
+    @inlinable
+    func holdTerminal() {}
+
+    @inlinable
+    func releaseTerminal() {}
+}
 
 /// An operator over one signal that keeps a state, made `initial` at each
 /// subscription: `step` updates the state with each value and emits what it
@@ -502,9 +518,11 @@ final class _SignalStatefulStage<Step: _SignalStep, E, Liveness: _SignalDownstre
         }
     }
 
-    /// Delivers the terminal event after the values admitted before it.
+    /// Delivers the terminal event after the values admitted before it,
+    /// holding it (`holdTerminal`) until it has passed on.
     @inlinable
     func terminate(_ event: SignalEvent<Step.Value, E>) {
+        self.liveness.holdTerminal()
         self.gate.push(event) { event in
             return self.handle(event)
         }
@@ -529,12 +547,14 @@ final class _SignalStatefulStage<Step: _SignalStep, E, Liveness: _SignalDownstre
             return true
         case let .Error(failure):
             self.error?(failure)
+            self.liveness.releaseTerminal()
             return false
         case .Completion:
             self.stepper.finish(&self.state) { result in
                 self.deliver(result)
             }
             self.completed?()
+            self.liveness.releaseTerminal()
             return false
         }
     }

@@ -183,12 +183,12 @@ public final class Subscriber<T, E>: CustomStringConvertible, @unchecked Sendabl
         if _slowPath(previous & _InFlightCalls.countMask != 0) && self.deferError(previous, error) {
             return
         }
-        self.markValuesEnded()
         if let callback = self.error {
             _TerminalDelivery.begin()
             callback(error)
             _TerminalDelivery.end()
         }
+        self.markValuesEndedUnlessHeld()
         self.endTermination(previous)
     }
 
@@ -202,12 +202,12 @@ public final class Subscriber<T, E>: CustomStringConvertible, @unchecked Sendabl
         if _slowPath(previous & _InFlightCalls.countMask != 0) && self.deferCompletion(previous) {
             return
         }
-        self.markValuesEnded()
         if let callback = self.completed {
             _TerminalDelivery.begin()
             callback()
             _TerminalDelivery.end()
         }
+        self.markValuesEndedUnlessHeld()
         self.endTermination(previous)
     }
 
@@ -274,12 +274,21 @@ public final class Subscriber<T, E>: CustomStringConvertible, @unchecked Sendabl
     }
 
     /// Sets the handle's `valuesEndedFlag` (`_SubscriptionFlags`): the fused
-    /// stages of the subscription let no value through after this. Right
-    /// before a terminal event is delivered, and at a dispose. Off the path
-    /// of values.
+    /// stages of the subscription let no value through after this. At a
+    /// dispose and a failing stage's end. Off the path of values.
     @inlinable
     func markValuesEnded() {
         self.handle?.markValuesEnded()
+    }
+
+    /// The same once the terminal event has been delivered (the callback has
+    /// returned: a value a stage passes after that, on this thread, comes
+    /// after the event), unless a stateful stage holds the event behind the
+    /// values queued in its gate: then that stage sets it when it passes
+    /// the event on (`_SubscriptionFlags.markValuesEndedUnlessHeld`).
+    @inlinable
+    func markValuesEndedUnlessHeld() {
+        self.handle?.markValuesEndedUnlessHeld()
     }
 
     /// `putError`'s way when calls are in flight (`previous` counts some):
@@ -367,12 +376,12 @@ public final class Subscriber<T, E>: CustomStringConvertible, @unchecked Sendabl
     func deliverPendingTerminal(_ claimed: Int) {
         let deliver = self.completed
         self.completed = nil
-        self.markValuesEnded()
         if let deliver {
             _TerminalDelivery.begin()
             deliver()
             _TerminalDelivery.end()
         }
+        self.markValuesEndedUnlessHeld()
         self.endTermination(claimed)
     }
 
@@ -415,7 +424,7 @@ public final class Subscriber<T, E>: CustomStringConvertible, @unchecked Sendabl
         let current = before &+ (Subscriber.terminationEndedFlag &- 1)
         self.releaseIfIdle(current)
         if before & Subscriber.hasDisposableFlag != 0 {
-            self.handle?.dispose()
+            self.handle?.disposeAfterTermination()
         }
     }
 
@@ -423,15 +432,16 @@ public final class Subscriber<T, E>: CustomStringConvertible, @unchecked Sendabl
     /// disposing the subscription does.
     @inlinable
     func dispose() {
-        self.markValuesEnded()
         guard let previous = self.beginTermination() else {
             // A terminal event waiting for the calls in flight is dropped:
             // nothing starts after a dispose on its thread.
             if let current = _InFlightCalls.cancelPending(self.state) {
+                self.markValuesEnded()
                 self.droppedPendingTerminal(current)
             }
             return
         }
+        self.markValuesEnded()
         self.endTermination(previous)
     }
 
@@ -443,7 +453,7 @@ public final class Subscriber<T, E>: CustomStringConvertible, @unchecked Sendabl
         let before = self.state.bitwiseOr(Subscriber.terminationEndedFlag, ordering: .acquiringAndReleasing).oldValue
         self.releaseIfIdle(before | Subscriber.terminationEndedFlag)
         if before & Subscriber.hasDisposableFlag != 0 {
-            self.handle?.dispose()
+            self.handle?.disposeAfterTermination()
         }
     }
 
@@ -492,7 +502,7 @@ public final class Subscriber<T, E>: CustomStringConvertible, @unchecked Sendabl
         var current = self.state.load(ordering: .relaxed)
         while true {
             if current & Subscriber.terminationEndedFlag != 0 {
-                self.handle?.dispose()
+                self.handle?.disposeAfterTermination()
                 return
             }
             let (exchanged, original) = self.state.compareExchange(expected: current, desired: current | Subscriber.hasDisposableFlag, ordering: .acquiringAndReleasing)

@@ -268,7 +268,24 @@ final class _SubscriberDisposable: _SubscriptionFlags, Disposable, CustomStringC
     @usableFromInline
     func dispose() {
         // The fused stages let nothing through from here (`valuesEndedFlag`).
-        let previous = self.state.bitwiseOr(_SubscriberDisposable.disposedFlag | _SubscriptionFlags.valuesEndedFlag, ordering: .acquiringAndReleasing).oldValue
+        self.dispose(marking: _SubscriptionFlags.valuesEndedFlag)
+    }
+
+    /// The disposal a subscriber's termination makes once its terminal event
+    /// is delivered (`Subscriber.endTermination`): the upstream goes, but a
+    /// stateful stage may still hold the event behind values queued in its
+    /// gate, so `valuesEndedFlag` is left to the delivery
+    /// (`Subscriber.markValuesEndedUnlessHeld`).
+    @usableFromInline
+    func disposeAfterTermination() {
+        self.dispose(marking: 0)
+    }
+
+    /// `dispose`, setting `marking` (`valuesEndedFlag` or nothing) with the
+    /// disposed flag.
+    @inlinable
+    func dispose(marking: Int) {
+        let previous = self.state.bitwiseOr(_SubscriberDisposable.disposedFlag | marking, ordering: .acquiringAndReleasing).oldValue
         if previous & _SubscriberDisposable.disposedFlag != 0 {
             // Another dispose won (or the subscriber's own termination
             // called back here). It disposes the upstream, but may not have

@@ -43,6 +43,31 @@ package struct _SubscriberLiveness {
         return self.flags._withUnsafeGuaranteedRef { $0.valuesHaveEnded }
     }
 
+    /// A stateful stage holds the subscription's terminal event behind the
+    /// values queued in its gate (`_SubscriptionFlags.holdTerminal`).
+    /// Nothing for a constant signal's subscription, whose flags are the
+    /// one object all of them share (`_neverTerminated`, never written).
+    @inlinable
+    func holdTerminal() {
+        self.flags._withUnsafeGuaranteedRef { flags in
+            if flags !== _neverTerminated {
+                flags.holdTerminal()
+            }
+        }
+    }
+
+    /// The stage has passed the terminal event on
+    /// (`_SubscriptionFlags.releaseTerminal`); nothing for a constant
+    /// signal's subscription, as `holdTerminal`.
+    @inlinable
+    func releaseTerminal() {
+        self.flags._withUnsafeGuaranteedRef { flags in
+            if flags !== _neverTerminated {
+                flags.releaseTerminal()
+            }
+        }
+    }
+
     /// Links the subscription to `downstream`'s, the subscriber of the
     /// operator that is starting it (see `_SubscriberDisposable.linkDownstream`).
     @inlinable

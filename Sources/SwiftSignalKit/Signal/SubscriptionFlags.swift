@@ -22,6 +22,12 @@ class _SubscriptionFlags: @unchecked Sendable {
     /// Free in every subclass's word (see `_InFlightCalls`,
     /// `_SubscriberDisposable`, `_BroadcasterEntryBase`).
     @usableFromInline static var valuesEndedFlag: Int { 1 << 56 }
+    /// The stateful stages (`_SignalStatefulStage`) holding the terminal
+    /// event behind the values queued in their gates (bits 32-55): while
+    /// any does, the terminal event's delivery does not set
+    /// `valuesEndedFlag`; the last stage to pass the event on does.
+    @usableFromInline static var terminalHeldUnit: Int { 1 << 32 }
+    @usableFromInline static var terminalHeldMask: Int { ((1 << 24) - 1) << 32 }
 
     @usableFromInline let state = Synchronization.Atomic<Int>(0)
 
@@ -47,6 +53,37 @@ class _SubscriptionFlags: @unchecked Sendable {
     @inlinable
     final func markValuesEnded() {
         self.state.bitwiseOr(_SubscriptionFlags.valuesEndedFlag, ordering: .releasing)
+    }
+
+    /// Sets `valuesEndedFlag` once a terminal event has been delivered,
+    /// unless a stateful stage holds it behind values queued in its gate
+    /// (`holdTerminal`): then that stage sets it when it passes the event
+    /// on (`releaseTerminal`). The holds are taken and given back on the
+    /// thread that delivers the terminal event, or later on the thread that
+    /// handles the gate: the flag is set once the last is given back,
+    /// whichever comes last.
+    @inlinable
+    final func markValuesEndedUnlessHeld() {
+        if self.state.load(ordering: .acquiring) & _SubscriptionFlags.terminalHeldMask == 0 {
+            self.markValuesEnded()
+        }
+    }
+
+    /// A stateful stage takes the terminal event into its gate (see
+    /// `markValuesEndedUnlessHeld`).
+    @inlinable
+    final func holdTerminal() {
+        self.state.wrappingAdd(_SubscriptionFlags.terminalHeldUnit, ordering: .acquiringAndReleasing)
+    }
+
+    /// The stage has passed the terminal event on: the last to do so sets
+    /// `valuesEndedFlag`.
+    @inlinable
+    final func releaseTerminal() {
+        let current = self.state.wrappingSubtract(_SubscriptionFlags.terminalHeldUnit, ordering: .acquiringAndReleasing).newValue
+        if current & _SubscriptionFlags.terminalHeldMask == 0 {
+            self.markValuesEnded()
+        }
     }
 
     /// Records that this subscription is the upstream of `downstream`, an

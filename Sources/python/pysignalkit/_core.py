@@ -1088,6 +1088,12 @@ def _report(exc: BaseException, where: str) -> None:
         if hook is not None:
             hook(exc, where)
     except BaseException as hook_exc:
+        # The error the hook was given stays in the report, chained as
+        # Python chains an exception raised while one is handled (it is
+        # not, when the report is made outside the `except` that caught
+        # `exc`: a failing on_next's error, delivered later).
+        if hook_exc is not exc and hook_exc.__context__ is None:
+            hook_exc.__context__ = exc
         try:
             _unraisable(hook_exc, "Exception in pysignalkit.callback_error_hook")
         except BaseException:

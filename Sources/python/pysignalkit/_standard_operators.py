@@ -124,7 +124,7 @@ class _ReduceStandard(_SignalCore[T_co]):
     """The Reduce family's operators of a standard shape (extended by
     _operators.reduce._ReduceOperators)."""
 
-    def pairwise(self) -> "Signal[List[Any]]":
+    def pairwise(self) -> "Signal[List[T_co]]":
         """From the second value on, [previous, current] at each value
         (RxPY's pairwise, which gives tuples: here lists, as every array
         of the library arrives) (sk_signal_pairwise)."""

@@ -202,6 +202,32 @@ def test_the_default_hook_message_names_the_stage(monkeypatch):
     assert messages == ["Exception in signalkit map callback"]
 
 
+def test_a_failing_hook_keeps_the_error_it_was_given_in_its_report(monkeypatch):
+    """A hook that raises: its exception reaches sys.unraisablehook with the
+    stream's error as its context, for an on_next's error too (reported
+    outside the except that caught it, it was lost)."""
+    reports = []
+    monkeypatch.setattr(sys, "unraisablehook", lambda unraisable: reports.append(unraisable.exc_value))
+    saved = sk.callback_error_hook
+
+    def hook(exc, where):
+        raise RuntimeError(f"hook failed for {where}")
+    sk.callback_error_hook = hook
+    try:
+        pipe = sk.Pipe()
+        d = pipe.signal().subscribe(lambda v: 1 / 0)
+        pipe.put(1)
+        d.dispose()
+        other = sk.Pipe()
+        e = other.signal().subscribe(None, None, lambda: 1 / 0)
+        other.complete()
+        e.dispose()
+    finally:
+        sk.callback_error_hook = saved
+    assert [str(r) for r in reports] == ["hook failed for next", "hook failed for completed"]
+    assert all(isinstance(r.__context__, ZeroDivisionError) for r in reports), [repr(r.__context__) for r in reports]
+
+
 def test_a_library_error_string_arrives_as_signal_error():
     errors = []
     with sk.Signal.from_iterable([1]).map("str(i64)", lambda n: None).subscribe(None, errors.append):

@@ -105,12 +105,13 @@ struct _BroadcasterRetirement {
 
     /// The terminal event, then the release (no lock is held); a kept
     /// buffer goes with the retirement. The subscription's fused stages
-    /// let no value through from the event on (`valuesEndedFlag`): the
+    /// let no value through once the event is delivered (`valuesEndedFlag`,
+    /// unless a stateful stage holds it: `markValuesEndedUnlessHeld`): the
     /// values the threads delivering had taken in went through before.
     @inlinable
     func finish() {
-        self.entry?.markValuesEnded()
         self.ending?.run()
+        self.entry?.markValuesEndedUnlessHeld()
         self.entry?.releaseCallback()
     }
 }
@@ -200,8 +201,8 @@ extension _Broadcaster {
             return
         }
         self.mutex.unlock()
-        entry.markValuesEnded()
         ending.run()
+        entry.markValuesEndedUnlessHeld()
         entry.releaseCallback()
     }
 

@@ -59,7 +59,7 @@ class _TimingOperators(_TimingStandard[T_co]):
 
     def buffer_with_time(self, seconds: float, queue: Optional[Queue] = None, capacity: Optional[int] = None,
                          overflow: Union[str, int, None] = None,
-                         on_drop: Optional[Callable[[Any, int], object]] = None) -> "Signal[List[Any]]":
+                         on_drop: Optional[Callable[[Any, int], object]] = None) -> "Signal[List[T_co]]":
         """The values of each `seconds`-long window as a list, delivered on
         `queue` (RxPY's buffer_with_time; sk_signal_buffer_time).
 
@@ -117,7 +117,7 @@ class _TimingOperators(_TimingStandard[T_co]):
             other = _signal_class().deferred(lambda: _signal_class().fail(TimeoutError(message)))
         return _new_signal(C.signal_timeout, self, seconds, on, other)
 
-    def buffer_with_count(self, count: int) -> "Signal[List[Any]]":
+    def buffer_with_count(self, count: int) -> "Signal[List[T_co]]":
         """The values in lists of `count` (the last one shorter, at the
         completion, unless empty) (RxPY's buffer_with_count; the C
         function is sk_signal_buffer_count). A count is a limit, not

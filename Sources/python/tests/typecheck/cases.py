@@ -31,6 +31,13 @@ ints.take("3")  # E: arg-type
 ints.debounce("1")  # E: arg-type
 ok: List[int] = ints.to_list()
 last: Optional[int] = ints.last().to_list()[0]
+# The list operators carry the element type.
+pairs: sk.Signal[List[int]] = ints.pairwise()
+counted: sk.Signal[List[int]] = ints.buffer_with_count(2)
+windows: sk.Signal[List[int]] = ints.buffer_with_time(1.0)
+wrong_pairs: sk.Signal[List[str]] = ints.pairwise()  # E: assignment
+wrong_counted: sk.Signal[List[str]] = ints.buffer_with_count(2)  # E: assignment
+wrong_windows: sk.Signal[List[str]] = ints.buffer_with_time(1.0)  # E: assignment
 
 
 async def iterate() -> None:
