@@ -91,8 +91,9 @@
  *   subscription). One exception, as in SwiftSignalKit: a
  *   terminal event put from inside a value callback of the same
  *   subscription, on its thread (the callback ends its own stream,
- *   directly or through operators), runs at once, nested in that callback;
- *   a sk_signal_scan(), sk_signal_pairwise(), sk_signal_reduce_left() or
+ *   directly or through operators), runs at once, nested in that callback,
+ *   when no other thread's value callback of it is running (else it waits
+ *   for those, as above); a sk_signal_scan(), sk_signal_pairwise(), sk_signal_reduce_left() or
  *   sk_signal_buffer_count() whose step that callback runs in holds it
  *   behind the values other threads queued there meanwhile, and passes
  *   it on after them, once the callback has returned.

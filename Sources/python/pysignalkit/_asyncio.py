@@ -384,7 +384,10 @@ class _AsyncOperators(_SignalCore[T_co]):
     def from_async_iterable(items: "AsyncIterable[U]", loop: Optional[asyncio.AbstractEventLoop] = None) -> "Signal[U]":
         """The items of `items` (an async iterable: an async generator, ...),
         then the completion; an exception it raises as the error. Each
-        subscription iterates it anew in a task of `loop` (default: the
+        subscription iterates it anew (calls its `__aiter__`: an async
+        generator, which can be iterated once, gives its items to the first
+        subscription only, and completes the later ones at once, even when
+        the first was disposed before its end) in a task of `loop` (default: the
         loop running where the subscription starts; none: the stream fails
         with RuntimeError), delivering on the loop's thread; disposing
         cancels the task. TypeError unless an async iterable."""
