@@ -442,24 +442,9 @@ final class Signal_ReduceTests: XCTestCase {
     func testValuesQueuedBehindAFoldBeforeACompletionAreDeliveredBeforeIt() {
         for source in ["pipe", "generator"] {
             for stage in ["scan", "map after scan"] {
-                let pipe = SignalPipe<Int, NoError>()
-                let subscriberBox = Atomic<Subscriber<Int, NoError>?>(value: nil)
-                let upstream: Signal<Int, NoError>
-                if source == "pipe" {
-                    upstream = pipe.signal()
-                } else {
-                    upstream = Signal { subscriber in
-                        _ = subscriberBox.swap(subscriber)
-                        return EmptyDisposable
-                    }
-                }
-                let putNext: (Int) -> Void = { value in
-                    if source == "pipe" {
-                        pipe.putNext(value)
-                    } else {
-                        subscriberBox.with { $0 }!.putNext(value)
-                    }
-                }
+                let input = PipeOrGenerator(source)
+                let upstream = input.signal
+                let putNext = input.putNext
                 let inFold = DispatchSemaphore(value: 0)
                 let leaveFold = DispatchSemaphore(value: 0)
                 let fold: (Int, Int) -> Int = { accumulator, value in
@@ -493,11 +478,7 @@ final class Signal_ReduceTests: XCTestCase {
                     queued.signal()
                 }
                 queued.wait()
-                if source == "pipe" {
-                    pipe.putCompletion()
-                } else {
-                    subscriberBox.with { $0 }!.putCompletion()
-                }
+                input.putCompletion()
                 leaveFold.signal()
                 folding.wait()
                 let scale = stage == "scan" ? 1 : 10
@@ -519,26 +500,10 @@ final class Signal_ReduceTests: XCTestCase {
     func testAValueQueuedBehindAStepIsDeliveredBeforeACompletionPutFromInsideACallback() {
         for source in ["generator", "pipe"] {
             for stage in ["scan", "pairwise", "scan then scan"] {
-                let pipe = SignalPipe<Int, NoError>()
-                let subscriberBox = Atomic<Subscriber<Int, NoError>?>(value: nil)
-                let upstream: Signal<Int, NoError> = source == "pipe" ? pipe.signal() : Signal { subscriber in
-                    _ = subscriberBox.swap(subscriber)
-                    return EmptyDisposable
-                }
-                let putNext: (Int) -> Void = { value in
-                    if source == "pipe" {
-                        pipe.putNext(value)
-                    } else {
-                        subscriberBox.with { $0 }!.putNext(value)
-                    }
-                }
-                let putCompletion = {
-                    if source == "pipe" {
-                        pipe.putCompletion()
-                    } else {
-                        subscriberBox.with { $0 }!.putCompletion()
-                    }
-                }
+                let input = PipeOrGenerator(source)
+                let upstream = input.signal
+                let putNext = input.putNext
+                let putCompletion = input.putCompletion
                 let signal: Signal<Int, NoError>
                 switch stage {
                 case "scan":
@@ -633,5 +598,44 @@ final class Signal_ReduceTests: XCTestCase {
             ("scan", { $0 |> scan(0, +) }),
             ("pairwise", { $0 |> pairwise |> map { $0.1 } }),
         ])
+    }
+}
+
+/// A source of the tests that run a case over a pipe and over a generator
+/// (`kind` "pipe" or "generator"): its signal, started once, and puts into
+/// the pipe or into the generator's subscriber.
+private final class PipeOrGenerator: @unchecked Sendable {
+    let pipe = SignalPipe<Int, NoError>()
+    let subscriber = Atomic<Subscriber<Int, NoError>?>(value: nil)
+    let isPipe: Bool
+
+    init(_ kind: String) {
+        self.isPipe = kind == "pipe"
+    }
+
+    var signal: Signal<Int, NoError> {
+        if self.isPipe {
+            return self.pipe.signal()
+        }
+        return Signal { subscriber in
+            _ = self.subscriber.swap(subscriber)
+            return EmptyDisposable
+        }
+    }
+
+    func putNext(_ value: Int) {
+        if self.isPipe {
+            self.pipe.putNext(value)
+        } else {
+            self.subscriber.with { $0 }!.putNext(value)
+        }
+    }
+
+    func putCompletion() {
+        if self.isPipe {
+            self.pipe.putCompletion()
+        } else {
+            self.subscriber.with { $0 }!.putCompletion()
+        }
     }
 }
