@@ -52,6 +52,9 @@ class _SubscriptionFlags: @unchecked Sendable {
     /// values.
     @inlinable
     final func markValuesEnded() {
+        // Invariant (the library's own): the flags every constant signal's
+        // subscription shares are never written (checked in debug builds).
+        assert(self !== _neverTerminated, "the shared flags of constant signals written")
         self.state.bitwiseOr(_SubscriptionFlags.valuesEndedFlag, ordering: .releasing)
     }
 
@@ -73,6 +76,7 @@ class _SubscriptionFlags: @unchecked Sendable {
     /// `markValuesEndedUnlessHeld`).
     @inlinable
     final func holdTerminal() {
+        assert(self !== _neverTerminated, "the shared flags of constant signals written")
         self.state.wrappingAdd(_SubscriptionFlags.terminalHeldUnit, ordering: .acquiringAndReleasing)
     }
 
