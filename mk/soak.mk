@@ -89,8 +89,8 @@ test-terminal: terminal ## nothing after the terminal event (Tests/soak/terminal
 # the library's threads some thousands of times a second (preemption
 # injection: what widens a window no site marks), all chosen by generators
 # seeded from SIGNALKIT_EXPLORE_SEED (printed). test-explore runs the
-# abandonment soak (EXPLORE_SECONDS, 60), the collision yardstick
-# (Tests/soak/collide.c, COLLIDE_SECONDS) and the C suite's thread tests
+# abandonment soak (EXPLORE_SECONDS, 60), the two yardsticks
+# (Tests/soak/collide.c and fanout.c, COLLIDE_SECONDS each) and the C suite's thread tests
 # against it, the soak and the churn of subscriptions to a replaying pipe
 # (subscribe_and_dispose_while_putting) under the progress watchdog
 # (Tests/common/progress.h, PROGRESS_BOUND): a call that does not return
@@ -105,13 +105,18 @@ test-terminal: terminal ## nothing after the terminal event (Tests/soak/terminal
 # (SIGNALKIT_PLANT_WAIT_FOREVER: the catch-up waits for the putters to
 # leave its backlog empty), on the churn test, within PROGRESS_BOUND calls.
 #
-# explore-measure (not part of any suite: it takes up to 4 x MEASURE_SEEDS
+# explore-measure (not part of any suite: it takes up to 6 x MEASURE_SEEDS
 # x MEASURE_SECONDS): how soon the explorer finds a planted lifetime bug
 # against the plain release build, with Tests/soak/explore-measure.sh over
-# collide.c, for two bugs planted in the combination's spin-locked state:
-# SIGNALKIT_PLANT_UNLOCK_BUG, issue 50's crash itself (the spin lock's
-# unlock without `_sks_handoff`), and SIGNALKIT_PLANT_LIFETIME_BUG (the
-# other value read after the unlock). Four builds, never the library's.
+# a yardstick: collide.c for two bugs planted in the combination's
+# spin-locked state, SIGNALKIT_PLANT_UNLOCK_BUG, issue 50's crash itself
+# (the spin lock's unlock without `_sks_handoff`), and
+# SIGNALKIT_PLANT_LIFETIME_BUG (the other value read after the unlock);
+# fanout.c for one planted in the reclamation of a pipe's list of
+# subscribers, SIGNALKIT_PLANT_RECLAIM_BUG (the buffer lent to the owner
+# slot's delivery freed when the list changes, not kept until that
+# delivery is over). Six builds, never the library's; one bug:
+#   make explore-measure PLANTED=reclaim:SIGNALKIT_PLANT_RECLAIM_BUG:fanout
 EXPLORE_SECONDS ?= 60
 COLLIDE_SECONDS ?= 20
 MEASURE_SECONDS ?= 60
@@ -122,9 +127,16 @@ EXPLORE_BUILD := -c release --product signalkit -Xswiftc -static-stdlib -Xcc -DS
 	-Xlinker --version-script=$(CURDIR)/Sources/SignalKitCAPI/signalkit.map $(LIB_WRAPS) \
 	-Xlinker -soname=libsignalkit.so.$(SOVERSION)
 EXPLORE_ON := -Xswiftc -DSIGNALKIT_EXPLORE -Xcc -DSKS_EXPLORE
-PLANTED := unlock:SIGNALKIT_PLANT_UNLOCK_BUG lifetime:SIGNALKIT_PLANT_LIFETIME_BUG
+# fanout runs with freed memory scrubbed (glibc's perturb byte, without
+# its per-thread cache, which is never scrubbed): a delivery that reads the
+# subscribers' buffer after it was freed reads 0xa5 bytes at once, not
+# whenever the memory happens to be reused (without it, neither build found
+# SIGNALKIT_PLANT_RECLAIM_BUG in 60 s).
+SCRUB := GLIBC_TUNABLES=glibc.malloc.tcache_count=0:glibc.malloc.perturb=165
+PLANTED := unlock:SIGNALKIT_PLANT_UNLOCK_BUG:collide lifetime:SIGNALKIT_PLANT_LIFETIME_BUG:collide \
+	reclaim:SIGNALKIT_PLANT_RECLAIM_BUG:fanout
 
-.PHONY: explore-core test-explore collide explore-measure explore-watchdog-check
+.PHONY: explore-core test-explore collide fanout explore-measure explore-watchdog-check
 explore-core: ## the schedule explorer's build of the library (.build-c/explore)
 	$(begin)
 	$(SWIFT) build $(EXPLORE_BUILD) $(EXPLORE_ON) --scratch-path .build-explore
@@ -132,14 +144,15 @@ explore-core: ## the schedule explorer's build of the library (.build-c/explore)
 	cp .build-explore/release/libsignalkit.so $(EXPLORE_LIB)/libsignalkit.so.$(SOVERSION)
 	$(end)
 
-collide: stage
-	$(CC) -std=gnu99 -Wall -Wextra -Werror -D_DEFAULT_SOURCE -O1 -g Tests/soak/collide.c \
-		$$($(STAGE_PKG) --cflags --libs signalkit) -lpthread -o $(OUT)/collide
+collide fanout: stage
+	$(CC) -std=gnu99 -Wall -Wextra -Werror -D_DEFAULT_SOURCE -O1 -g Tests/soak/$@.c \
+		$$($(STAGE_PKG) --cflags --libs signalkit) -lpthread -o $(OUT)/$@
 
-test-explore: explore-core abandon collide c-tests ## the abandonment soak, the collision yardstick and the C thread tests against the schedule explorer's build
+test-explore: explore-core abandon collide fanout c-tests ## the abandonment soak, the two yardsticks and the C thread tests against the schedule explorer's build
 	$(begin)
 	SIGNALKIT_PROGRESS_BOUND=$(PROGRESS_BOUND) LD_LIBRARY_PATH=$(EXPLORE_LIB) $(OUT)/abandon $(EXPLORE_SECONDS)
 	LD_LIBRARY_PATH=$(EXPLORE_LIB) $(OUT)/collide $(COLLIDE_SECONDS)
+	$(SCRUB) LD_LIBRARY_PATH=$(EXPLORE_LIB) $(OUT)/fanout $(COLLIDE_SECONDS)
 	SIGNALKIT_PROGRESS_BOUND=$(PROGRESS_BOUND) LD_LIBRARY_PATH=$(EXPLORE_LIB) $(OUT)/c-tests --jobs 2 \
 		--filter 'threads/[acdfms]*'
 	$(end)
@@ -152,9 +165,9 @@ explore-watchdog-check: c-tests ## the progress watchdog fails a planted wait th
 		--filter 'threads/subscribe_and_dispose_while_putting' > $(OUT)/planted/wait/run.log 2>&1
 	grep 'progress: starved: .* sk_signal_start' $(OUT)/planted/wait/run.log
 
-explore-measure: collide ## how soon the explorer finds two planted lifetime bugs, against the plain build (MEASURE_SEEDS x MEASURE_SECONDS each)
+explore-measure: collide fanout ## how soon the explorer finds three planted lifetime bugs, against the plain build (MEASURE_SEEDS x MEASURE_SECONDS each)
 	set -e; for p in $(PLANTED); do \
-		name=$${p%%:*}; flag=$${p#*:}; \
+		name=$${p%%:*}; rest=$${p#*:}; flag=$${rest%%:*}; \
 		$(SWIFT) build $(EXPLORE_BUILD) -Xswiftc -D$$flag --scratch-path .build-planted-$$name; \
 		$(SWIFT) build $(EXPLORE_BUILD) $(EXPLORE_ON) -Xswiftc -D$$flag --scratch-path .build-planted-$$name-explore; \
 		for b in $$name $$name-explore; do \
@@ -163,7 +176,8 @@ explore-measure: collide ## how soon the explorer finds two planted lifetime bug
 		done; \
 	done
 	set -e; for p in $(PLANTED); do \
-		name=$${p%%:*}; echo "planted: $$name"; \
-		sh Tests/soak/explore-measure.sh $(OUT)/collide $(MEASURE_SECONDS) "$(MEASURE_SEEDS)" \
+		name=$${p%%:*}; yardstick=$${p##*:}; echo "planted: $$name ($$yardstick)"; \
+		case $$yardstick in fanout) scrub="$(SCRUB)";; *) scrub=;; esac; \
+		env $$scrub sh Tests/soak/explore-measure.sh $(OUT)/$$yardstick $(MEASURE_SECONDS) "$(MEASURE_SEEDS)" \
 			plain=$(OUT)/planted/$$name explorer=$(OUT)/planted/$$name-explore; \
 	done

@@ -31,7 +31,7 @@ for seed in $seeds; do
             printf '%-12s seed %-4s none in %s s\n' "$name" "$seed" "$seconds"
             echo "$name 0 $seconds" >> "$results"
         else
-            printf '%-12s seed %-4s failed (status %s) after %.1f s\n' "$name" "$seed" "$status" "$elapsed"
+            printf '%-12s seed %-4s failed (status %s) after %.2f s\n' "$name" "$seed" "$status" "$elapsed"
             echo "$name 1 $elapsed" >> "$results"
         fi
     done
@@ -41,5 +41,5 @@ for build in "$@"; do
     grep "^$name " "$results" | sort -k3 -g | awk -v name="$name" '
         { failed += $2; t[NR] = $3 }
         END { m = (NR % 2) ? t[(NR + 1) / 2] : (t[NR / 2] + t[NR / 2 + 1]) / 2;
-              printf "%-12s %d of %d runs failed; median time to a failure %.1f s\n", name, failed, NR, m }'
+              printf "%-12s %d of %d runs failed; median time to a failure %.2f s\n", name, failed, NR, m }'
 done

@@ -255,6 +255,11 @@ extension _Broadcaster {
         copy.reserveCapacity(kept.capacity)
         copy.append(contentsOf: kept)
         self.subscribers.slots = copy
+        // (A build with SIGNALKIT_PLANT_RECLAIM_BUG, planted to measure the
+        // schedule explorer, `make explore-measure`, keeps nothing: the lent
+        // buffer is freed here while the owner slot's delivery may still
+        // read it.)
+        #if !SIGNALKIT_PLANT_RECLAIM_BUG
         // The slot marked, so that its thread looks at the retirements when
         // it leaves. Freed meanwhile (unmarked), the delivery is over:
         // `kept` goes here, with nothing of its own (the copy holds every
@@ -263,6 +268,7 @@ extension _Broadcaster {
             return
         }
         self.retirements.append(_BroadcasterRetirement(ticket: self.tickets, keeping: kept))
+        #endif
     }
 
     /// `retire` while threads are delivering: keeps the retirement (and
