@@ -126,6 +126,14 @@ final class _Broadcaster<T, State>: @unchecked Sendable {
     /// time use `deliveringThreads`.
     /// Its low bit (`retireBit`) is set by a retirement that waits for it.
     @usableFromInline let owner = Synchronization.Atomic<UInt>(0)
+    /// The thread the broadcaster is biased to (`_sks_thread_token()`, see
+    /// BroadcasterBias.swift), whose uncontended publications take no
+    /// lock: 0 before the first publication, 1 once revoked (or when it
+    /// cannot be biased). Written under the lock.
+    @usableFromInline let bias = Synchronization.Atomic<UInt>(0)
+    /// 1 while the biased thread runs a publication's bookkeeping without
+    /// the lock, 0 otherwise; stored by that thread alone.
+    @usableFromInline let biasBusy = Synchronization.Atomic<Int>(0)
     /// The number of the last registration of a delivering thread, and the
     /// owner slot's (see `_BroadcasterRetirement`).
     @exclusivity(unchecked) @usableFromInline var tickets = 0
@@ -177,7 +185,7 @@ final class _Broadcaster<T, State>: @unchecked Sendable {
     /// signals that outlive the owner still hold the broadcaster.
     @inlinable
     func close() {
-        self.mutex.lock()
+        self.lock()
         self.closed = true
         self.detachLentSlots()
         let entries = self.subscribers.takeAll()
@@ -195,7 +203,7 @@ final class _Broadcaster<T, State>: @unchecked Sendable {
     /// Runs `body` under the lock with the cached value and the state.
     @inlinable
     func withState<R>(_ body: (inout T?, inout State) -> R) -> R {
-        self.mutex.lock()
+        self.lock()
         let previous = (self.value, self.state)
         let result = body(&self.value, &self.state)
         self.mutex.unlock()
@@ -218,7 +226,11 @@ final class _Broadcaster<T, State>: @unchecked Sendable {
     /// state is: it may hold references).
     @inlinable
     func publish(_ next: T, _ decide: (inout State) -> _BroadcasterPublication) {
-        self.mutex.lock()
+        let me = Self.currentThread()
+        if self.bias.load(ordering: .relaxed) == me && self.publishBiased(next, decide, me) {
+            return
+        }
+        self.lock()
         let previousState = self.state
         let publication = decide(&self.state)
         if publication == .drop {
@@ -238,10 +250,12 @@ final class _Broadcaster<T, State>: @unchecked Sendable {
         defer {
             withExtendedLifetime((replaced, previousState)) {}
         }
-        let me = Self.currentThread()
         if self.owner.load(ordering: .acquiring) == 0 && self.deliveringCount == 0 {
             self.takeOwnerSlot(me)
             if _fastPath(self.replayingCount == 0) {
+                if _slowPath(self.bias.load(ordering: .relaxed) == 0) {
+                    self.takeBias(me)
+                }
                 // The bag's buffer, read without holding it (see
                 // `_BroadcasterSubscribers.lend`).
                 let targets = self.subscribers.lend()
@@ -315,7 +329,7 @@ final class _Broadcaster<T, State>: @unchecked Sendable {
     func subscribe<R>(_ makeNext: (_SubscriberLiveness) -> ((T) -> Void)?, held: AnyObject?, _ body: (inout T?, inout State) -> R) -> (any Disposable, R) {
         let entry = Entry(owner: self, held: held)
         entry.next = _BorrowedCallback(makeNext(_SubscriberLiveness(entry)))
-        self.mutex.lock()
+        self.lock()
         let previous = (self.value, self.state)
         let result = body(&self.value, &self.state)
         if self.closed {
@@ -366,6 +380,10 @@ final class _Broadcaster<T, State>: @unchecked Sendable {
             // budget).
             caughtUp = self.catchUp(entry, budget: Int.max)
         }
+        if case .handedOff = caughtUp {
+            // Before the slot is freed: see `publishBiased`.
+            self.dropBias()
+        }
         self.unregisterDelivery(role)
         switch caughtUp {
         case .live(let terminal?):
@@ -401,7 +419,7 @@ final class _Broadcaster<T, State>: @unchecked Sendable {
         // for the putters to leave the backlog empty, which they never do
         // while they put: the progress watchdog must fail it.
         while true {
-            self.mutex.lock()
+            self.lock()
             let waiting = !(entry.backlog?.values.isEmpty ?? true)
             self.mutex.unlock()
             if !waiting {
@@ -412,7 +430,7 @@ final class _Broadcaster<T, State>: @unchecked Sendable {
         #endif
         var left = budget
         while true {
-            self.mutex.lock()
+            self.lock()
             let box = entry.backlog
             let backlog = box?.values ?? []
             if backlog.isEmpty {
@@ -470,7 +488,7 @@ final class _Broadcaster<T, State>: @unchecked Sendable {
     @inlinable @inline(never)
     func catchUpElsewhere(_ entry: Entry) {
         Queue.concurrentDefaultQueue().justDispatch {
-            self.mutex.lock()
+            self.lock()
             let role = self.registerDelivery(Self.currentThread())
             self.mutex.unlock()
             let caughtUp = self.catchUp(entry, budget: Int.max)
@@ -543,7 +561,7 @@ final class _Broadcaster<T, State>: @unchecked Sendable {
         // loop itself (the flag is only `leaveOwner`'s way in here).
         self.ownerQueued = false
         while !self.ownerPending.isEmpty {
-            self.mutex.lock()
+            self.lock()
             let pending = self.ownerPending
             self.ownerPending = []
             self.mutex.unlock()
@@ -591,7 +609,7 @@ final class _Broadcaster<T, State>: @unchecked Sendable {
     func leaveDelivering() {
         let me = Self.currentThread()
         while true {
-            self.mutex.lock()
+            self.lock()
             guard let i = self.deliveringThreads.firstIndex(where: { $0.thread == me }) else {
                 self.mutex.unlock()
                 return

@@ -138,6 +138,23 @@ extension _Broadcaster {
         self.owner.store(me, ordering: .relaxed)
     }
 
+    /// Marks the owner slot held by `owner` (its word as loaded, unmarked)
+    /// for a retirement that waits for it (called under the lock): false
+    /// when it was freed meanwhile. Marked from inside the owning thread's
+    /// own callbacks, that thread's leave also finds `ownerQueued` set: a
+    /// biased publication frees the slot with a store that does not look
+    /// at the mark (`leaveOwnerBiased`).
+    @inlinable
+    func markOwnerSlot(_ owner: UInt) -> Bool {
+        if !self.owner.compareExchange(expected: owner, desired: owner | Self.retireBit, ordering: .acquiringAndReleasing).exchanged {
+            return false
+        }
+        if owner == Self.currentThread() {
+            self.ownerQueued = true
+        }
+        return true
+    }
+
     /// Frees the owner slot (the owning thread only), and finishes the
     /// retirements it held back, if a retirement marked it.
     @inlinable @inline(__always)
@@ -186,7 +203,7 @@ extension _Broadcaster {
     @inlinable
     func retire(_ entry: Entry, removing: Bool, ending: _BroadcasterEnding) {
         var ending = ending
-        self.mutex.lock()
+        self.lock()
         if removing {
             self.detachLentSlots()
             // The caller holds the entry: the bag's release of it frees nothing.
@@ -213,7 +230,7 @@ extension _Broadcaster {
     /// lookup (about 900 instructions per C W2 cycle).
     @inlinable
     func retire(_ entry: _BroadcasterEntryBase, removing: Bool) {
-        self.mutex.lock()
+        self.lock()
         if removing {
             self.detachLentSlots()
             // The caller holds the entry: the bag's release of it frees nothing.
@@ -264,7 +281,7 @@ extension _Broadcaster {
         // it leaves. Freed meanwhile (unmarked), the delivery is over:
         // `kept` goes here, with nothing of its own (the copy holds every
         // subscription it holds).
-        if owner & Self.retireBit == 0 && !self.owner.compareExchange(expected: owner, desired: owner | Self.retireBit, ordering: .acquiringAndReleasing).exchanged {
+        if owner & Self.retireBit == 0 && !self.markOwnerSlot(owner) {
             return
         }
         self.retirements.append(_BroadcasterRetirement(ticket: self.tickets, keeping: kept))
@@ -308,7 +325,7 @@ extension _Broadcaster {
                 ready += 1
             }
             if ready < self.retirements.count && owner != 0 && owner & Self.retireBit == 0 {
-                if !self.owner.compareExchange(expected: owner, desired: owner | Self.retireBit, ordering: .acquiringAndReleasing).exchanged {
+                if !self.markOwnerSlot(owner) {
                     // Freed meanwhile, unmarked: its thread will not look.
                     continue
                 }
@@ -326,7 +343,7 @@ extension _Broadcaster {
     /// after freeing it).
     @usableFromInline @inline(never)
     func finishRetirements() {
-        self.mutex.lock()
+        self.lock()
         let ready = self.takeReadyRetirements()
         self.mutex.unlock()
         for retirement in ready {
@@ -348,7 +365,7 @@ extension _Broadcaster {
     @usableFromInline @inline(never)
     func endedDuringCall(_ entry: Entry) {
         let me = Self.currentThread()
-        self.mutex.lock()
+        self.lock()
         guard let index = self.retirements.firstIndex(where: { $0.entry === entry }) else {
             self.mutex.unlock()
             return
@@ -375,7 +392,7 @@ extension _Broadcaster {
     @usableFromInline @inline(never)
     func dropEnding(of entry: Entry) {
         var dropped: _BroadcasterEnding?
-        self.mutex.lock()
+        self.lock()
         for index in self.retirements.indices where self.retirements[index].entry === entry {
             dropped = self.retirements[index].ending
             self.retirements[index].ending = nil

@@ -27,7 +27,7 @@ extension _Broadcaster {
     /// after the replay, on its subscribing thread.
     @inlinable
     func terminate(_ terminal: _BroadcasterTerminal, _ update: (inout State) -> Void) -> Bool {
-        self.mutex.lock()
+        self.lock()
         if self.closed || self.ended {
             self.mutex.unlock()
             return false
@@ -62,7 +62,7 @@ extension _Broadcaster {
     @usableFromInline
     @inline(never)
     func subscribeAfterEnd(_ entry: Entry) {
-        self.mutex.lock()
+        self.lock()
         let current = self.value
         let history = self.history?.values
         let terminal = self.terminal
@@ -89,7 +89,7 @@ extension _Broadcaster {
     /// gets it through its backlog). Outside the lock, on the calling thread.
     @inlinable
     func deliverTerminal() {
-        self.mutex.lock()
+        self.lock()
         guard let terminal = self.terminal else {
             self.mutex.unlock()
             return
