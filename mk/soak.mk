@@ -105,17 +105,19 @@ test-terminal: terminal ## nothing after the terminal event (Tests/soak/terminal
 # (SIGNALKIT_PLANT_WAIT_FOREVER: the catch-up waits for the putters to
 # leave its backlog empty), on the churn test, within PROGRESS_BOUND calls.
 #
-# explore-measure (not part of any suite: it takes up to 6 x MEASURE_SEEDS
+# explore-measure (not part of any suite: it takes up to 8 x MEASURE_SEEDS
 # x MEASURE_SECONDS): how soon the explorer finds a planted lifetime bug
 # against the plain release build, with Tests/soak/explore-measure.sh over
 # a yardstick: collide.c for two bugs planted in the combination's
 # spin-locked state, SIGNALKIT_PLANT_UNLOCK_BUG, issue 50's crash itself
 # (the spin lock's unlock without `_sks_handoff`), and
 # SIGNALKIT_PLANT_LIFETIME_BUG (the other value read after the unlock);
-# fanout.c for one planted in the reclamation of a pipe's list of
-# subscribers, SIGNALKIT_PLANT_RECLAIM_BUG (the buffer lent to the owner
-# slot's delivery freed when the list changes, not kept until that
-# delivery is over). Six builds, never the library's; one bug:
+# fanout.c for two planted in a pipe's list of subscribers,
+# SIGNALKIT_PLANT_RECLAIM_BUG (the buffer lent to the owner slot's delivery
+# freed when the list changes, not kept until that delivery is over) and
+# SIGNALKIT_PLANT_BIAS_BUG (a thread that ends the bias of a pipe, see
+# BroadcasterBias.swift, does not wait for the owner's bookkeeping). Eight
+# builds, never the library's; one bug:
 #   make explore-measure PLANTED=reclaim:SIGNALKIT_PLANT_RECLAIM_BUG:fanout
 EXPLORE_SECONDS ?= 60
 COLLIDE_SECONDS ?= 20
@@ -134,7 +136,7 @@ EXPLORE_ON := -Xswiftc -DSIGNALKIT_EXPLORE -Xcc -DSKS_EXPLORE
 # SIGNALKIT_PLANT_RECLAIM_BUG in 60 s).
 SCRUB := GLIBC_TUNABLES=glibc.malloc.tcache_count=0:glibc.malloc.perturb=165
 PLANTED := unlock:SIGNALKIT_PLANT_UNLOCK_BUG:collide lifetime:SIGNALKIT_PLANT_LIFETIME_BUG:collide \
-	reclaim:SIGNALKIT_PLANT_RECLAIM_BUG:fanout
+	reclaim:SIGNALKIT_PLANT_RECLAIM_BUG:fanout bias:SIGNALKIT_PLANT_BIAS_BUG:fanout
 
 .PHONY: explore-core test-explore collide fanout explore-measure explore-watchdog-check
 explore-core: ## the schedule explorer's build of the library (.build-c/explore)
@@ -165,7 +167,7 @@ explore-watchdog-check: c-tests ## the progress watchdog fails a planted wait th
 		--filter 'threads/subscribe_and_dispose_while_putting' > $(OUT)/planted/wait/run.log 2>&1
 	grep 'progress: starved: .* sk_signal_start' $(OUT)/planted/wait/run.log
 
-explore-measure: collide fanout ## how soon the explorer finds three planted lifetime bugs, against the plain build (MEASURE_SEEDS x MEASURE_SECONDS each)
+explore-measure: collide fanout ## how soon the explorer finds four planted lifetime bugs, against the plain build (MEASURE_SEEDS x MEASURE_SECONDS each)
 	set -e; for p in $(PLANTED); do \
 		name=$${p%%:*}; rest=$${p#*:}; flag=$${rest%%:*}; \
 		$(SWIFT) build $(EXPLORE_BUILD) -Xswiftc -D$$flag --scratch-path .build-planted-$$name; \
