@@ -611,10 +611,11 @@ static void *put_range(void *ctx) {
     return NULL;
 }
 
-/* In a child: a pipe into scan (a sum), values 1..100 from the main thread
- * (the gate's owner), then `refuse_first`-ly the filter, then 101..200 from
- * a second thread; exits 0 when the last sum is 20100. */
-static void scan_across_two_threads(bool refuse_first) {
+/* In a child: a pipe, into scan (a sum) when `with_scan`, values 1..100
+ * from the main thread (the pipe's and the gate's owner), then
+ * `refuse_first`-ly the filter, then 101..200 from a second thread; exits 0
+ * when the last value is 20100 (the sum) or 200. */
+static void pipe_across_two_threads(bool refuse_first, bool with_scan) {
     if (refuse_first && refuse_membarrier() != 0) {
         _exit(3);
     }
@@ -626,8 +627,8 @@ static void scan_across_two_threads(bool refuse_first) {
     int64_t last = -1;
     sk_observer observer = { keep_last_int, NULL, NULL, &last, NULL };
     if (sk_pipe_create(&pipe, false) != SK_OK || sk_pipe_signal(&source, pipe) != SK_OK ||
-        sk_signal_scan(&sums, source, &zero, add_fold, NULL, NULL) != SK_OK ||
-        sk_signal_start(&subscription, sums, &observer) != SK_OK) {
+        (with_scan && sk_signal_scan(&sums, source, &zero, add_fold, NULL, NULL) != SK_OK) ||
+        sk_signal_start(&subscription, with_scan ? sums : source, &observer) != SK_OK) {
         _exit(4);
     }
     puts_range first = { pipe, 1, 100 }, second = { pipe, 101, 200 };
@@ -639,15 +640,23 @@ static void scan_across_two_threads(bool refuse_first) {
     if (pthread_create(&thread, NULL, put_range, &second) != 0 || pthread_join(thread, NULL) != 0) {
         _exit(5);
     }
-    _exit(last == 20100 ? 0 : 7);
+    _exit(last == (with_scan ? 20100 : 200) ? 0 : 7);
 }
 
 static void refuse_after(void) {
-    scan_across_two_threads(false);
+    pipe_across_two_threads(false, true);
 }
 
 static void refuse_first(void) {
-    scan_across_two_threads(true);
+    pipe_across_two_threads(true, true);
+}
+
+static void refuse_after_plain_pipe(void) {
+    pipe_across_two_threads(false, false);
+}
+
+static void refuse_first_plain_pipe(void) {
+    pipe_across_two_threads(true, false);
 }
 #endif
 
@@ -659,10 +668,13 @@ Test(resources, a_refused_memory_barrier_leaves_the_gates_working, .timeout = SK
     cr_skip_test("a thread started in a forked child is not supported under ThreadSanitizer");
 #endif
     char text[1024];
-    int status = run_child(refuse_first, text, sizeof text);
-    cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the child ended %s %d; its stderr: %s",
-        WIFSIGNALED(status) ? "with signal" : "with status", WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status),
-        text);
+    void (*children[])(void) = { refuse_first, refuse_first_plain_pipe };
+    for (size_t i = 0; i < sizeof children / sizeof children[0]; i++) {
+        int status = run_child(children[i], text, sizeof text);
+        cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "%s: the child ended %s %d; its stderr: %s",
+            i == 0 ? "a pipe into scan" : "a pipe", WIFSIGNALED(status) ? "with signal" : "with status",
+            WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status), text);
+    }
 #else
     cr_skip_test("the seccomp filter is written for x86_64");
 #endif
@@ -676,12 +688,15 @@ Test(resources, a_memory_barrier_refused_after_it_was_given_stops_the_process_in
         cr_skip_test("the process's stop is checked in the plain build");
     }
     char text[1024];
-    int status = run_child(refuse_after, text, sizeof text);
-    cr_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT, "the child ended %s %d, not with SIGABRT; its stderr: %s",
-        WIFSIGNALED(status) ? "with signal" : "with status", WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status),
-        text);
-    cr_assert_not_null(strstr(text, "signalkit: fatal error: the kernel refused the memory barrier (membarrier) it "
-                                    "accepted before; stopping the process\n"), "%s", text);
+    void (*children[])(void) = { refuse_after, refuse_after_plain_pipe };
+    for (size_t i = 0; i < sizeof children / sizeof children[0]; i++) {
+        int status = run_child(children[i], text, sizeof text);
+        cr_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT, "%s: the child ended %s %d, not with SIGABRT; its stderr: %s",
+            i == 0 ? "a pipe into scan" : "a pipe", WIFSIGNALED(status) ? "with signal" : "with status",
+            WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status), text);
+        cr_assert_not_null(strstr(text, "signalkit: fatal error: the kernel refused the memory barrier (membarrier) it "
+                                        "accepted before; stopping the process\n"), "%s", text);
+    }
 #else
     cr_skip_test("the seccomp filter is written for x86_64");
 #endif
