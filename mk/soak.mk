@@ -116,7 +116,8 @@ test-terminal: terminal ## nothing after the terminal event (Tests/soak/terminal
 # SIGNALKIT_PLANT_RECLAIM_BUG (the buffer lent to the owner slot's delivery
 # freed when the list changes, not kept until that delivery is over) and
 # SIGNALKIT_PLANT_BIAS_BUG (a thread that ends the bias of a pipe, see
-# BroadcasterBias.swift, does not wait for the owner's bookkeeping). Eight
+# BroadcasterBias.swift, does not store the revocation: the owner goes on
+# without the lock). Eight
 # builds, never the library's; one bug:
 #   make explore-measure PLANTED=reclaim:SIGNALKIT_PLANT_RECLAIM_BUG:fanout
 EXPLORE_SECONDS ?= 60
