@@ -735,6 +735,65 @@ Test(subjects, pipe_put_completion_ends_every_subscription, .timeout = SK_TEST_T
     release_pipe_and_check(pipe, signal);
 }
 
+/* What holds a delivery in its first callback: `entered` opened there, the
+ * callback then waits for `proceed`. */
+typedef struct held_delivery {
+    gate entered, proceed;
+    sk_pipe *pipe;
+} held_delivery;
+
+static void hold_delivery_hook(recorder *r, const sk_value *value) {
+    (void)value;
+    held_delivery *h = r->user;
+    gate_open(&h->entered);
+    cr_assert(gate_wait(&h->proceed, SK_WAIT_SECONDS), "the test never let the delivery go on");
+}
+
+static void *put_one_into(void *ctx) {
+    held_delivery *h = ctx;
+    sk_value one = int_value(1);
+    SK_OK_OR_FAIL(sk_pipe_put(h->pipe, &one));
+    return NULL;
+}
+
+/* A subscriber started after sk_pipe_put_completion() returned, while another
+ * thread is still inside a delivery, gets the replay and the completion during
+ * its start, and its release then: "every later one does at once". Before, its
+ * completion waited for that delivery and came on that thread, also to a
+ * subscription already disposed (an acceptance tester's finding). */
+Test(subjects, pipe_later_subscriber_completes_at_once_while_another_thread_delivers, .timeout = SK_TEST_TIMEOUT) {
+    for (int replay = 0; replay <= 1; replay++) {
+        held_delivery h;
+        gate_init(&h.entered);
+        gate_init(&h.proceed);
+        subscription a, b;
+        sk_signal *signal = new_pipe_signal(&h.pipe, replay);
+        recorder_init(&a.r);
+        a.r.user = &h;
+        a.r.on_next = hold_delivery_hook;
+        sk_observer observer = recorder_observer(&a.r);
+        SK_OK_OR_FAIL(sk_signal_start(&a.disposable, signal, &observer));
+        pthread_t putter;
+        cr_assert_eq(pthread_create(&putter, NULL, put_one_into, &h), 0);
+        cr_assert(gate_wait(&h.entered, SK_WAIT_SECONDS), "the delivery never began");
+        SK_OK_OR_FAIL(sk_pipe_put_completion(h.pipe));
+        subscribe(&b, signal);
+        const int64_t values[] = { 1 };
+        char log[64];
+        cr_assert_str_eq(recorder_log(&b.r, log, sizeof log), replay ? "ncr" : "cr",
+            "replay %d: the later subscriber during its start", replay);
+        gate_open(&h.proceed);
+        cr_assert_eq(pthread_join(putter, NULL), 0);
+        recorder_expect(&b.r, replay ? "ncr" : "cr", replay ? values : NULL, replay ? 1 : 0);
+        unsubscribe(&b);
+        recorder_expect(&a.r, "ncr", values, 1);
+        unsubscribe(&a);
+        release_pipe_and_check(h.pipe, signal);
+        gate_destroy(&h.entered);
+        gate_destroy(&h.proceed);
+    }
+}
+
 /* The error (a copy) reaches every subscriber, later ones too. */
 Test(subjects, pipe_put_error_fails_every_subscription, .timeout = SK_TEST_TIMEOUT) {
     sk_pipe *pipe = NULL;

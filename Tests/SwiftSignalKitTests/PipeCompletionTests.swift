@@ -2,6 +2,9 @@ import XCTest
 import Dispatch
 import SwiftSignalKit
 import SwiftSignalKitTestSupport
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Pipes that end (issue 33): `ValuePipe.putCompletion`, and `SignalPipe`
 /// with `putError` / `putCompletion`.
@@ -35,6 +38,44 @@ final class PipeCompletionTests: XCTestCase {
         late.start(pipe.signal()).dispose()
         XCTAssertEqual(late.events.with { $0 }, ["completed"])
         XCTAssertEqual(late.released.count, 1)
+    }
+
+    func testALaterSubscriberCompletesAtOnceWhileAnotherThreadStillDelivers() {
+        // The completion was put (and its put returned) while another
+        // thread is inside a delivery: a subscriber started after it gets its
+        // replay and the completion during its start, on its own thread, and
+        // its callbacks are released then; it never waited for that delivery
+        // (an acceptance tester's finding: the completion came later, on the
+        // delivering thread, also to a subscription disposed meanwhile, on the
+        // thread that had disposed it). Both kinds of pipe.
+        for replay in [false, true] {
+            let pipe = SignalPipe<Int, NoError>(replay: replay)
+            let entered = DispatchSemaphore(value: 0)
+            let proceed = DispatchSemaphore(value: 0)
+            let first = pipe.signal().start(next: { value in
+                if value == 1 {
+                    entered.signal()
+                    XCTAssertEqual(proceed.wait(timeout: .now() + waitDeadline), .success)
+                }
+            })
+            let putter = spawnThread {
+                pipe.putNext(1)
+            }
+            XCTAssertEqual(entered.wait(timeout: .now() + waitDeadline), .success)
+            pipe.putCompletion()
+            let late = Recorder<Int, NoError>()
+            let disposable = late.start(pipe.signal())
+            XCTAssertEqual(late.events.with { $0 }, replay ? ["1", "completed"] : ["completed"], "replay \(replay): during the start")
+            XCTAssertEqual(late.released.count, 1, "replay \(replay): released during the start")
+            disposable.dispose()
+            let later = Recorder<Int, NoError>()
+            later.start(pipe.signal()).dispose()
+            XCTAssertEqual(late.events.with { $0 }, replay ? ["1", "completed"] : ["completed"], "replay \(replay): nothing more")
+            proceed.signal()
+            pthread_join(putter, nil)
+            XCTAssertEqual(late.events.with { $0 }, replay ? ["1", "completed"] : ["completed"], "replay \(replay): nothing more")
+            first.dispose()
+        }
     }
 
     func testAReplayingPipeGivesALaterSubscriberItsValueThenTheEnd() {

@@ -119,6 +119,27 @@ final class _BroadcasterEntry<T, State>: _BroadcasterEntryBase, Disposable, @unc
         self.owner.retire(self, removing: false, ending: _BroadcasterEnding(terminal: held == nil ? nil : terminal, held: held, deliver: nil))
     }
 
+    /// `terminate` for a subscription that was never in the bag (made
+    /// after the broadcaster ended, `_Broadcaster.subscribeAfterEnd`): no
+    /// other thread can be calling it, so the terminal event is delivered
+    /// at once, on the calling thread, and the callbacks released after
+    /// it, whatever other threads are delivering. (Through `terminate`, it
+    /// waited for them: delivered later on one of their threads, also
+    /// after the caller's dispose of it had returned, which could not drop
+    /// it, the start having returned an empty disposable.)
+    @inlinable
+    func terminateUnlisted(_ terminal: _BroadcasterTerminal) {
+        let previous = self.state.bitwiseOr(_SubscriptionFlags.terminatedFlag, ordering: .acquiringAndReleasing).oldValue
+        if previous & _SubscriptionFlags.terminatedFlag != 0 {
+            return
+        }
+        let held = self.held
+        self.held = nil
+        _BroadcasterEnding(terminal: held == nil ? nil : terminal, held: held, deliver: nil).run()
+        self.markValuesEndedUnlessHeld()
+        self.releaseCallback()
+    }
+
     /// Ends the subscription with `deliver` in place of its terminal
     /// callbacks (a fused stage over the pipe that fails, see
     /// `Subscriber.terminate(delivering:)`), ordered after the value calls

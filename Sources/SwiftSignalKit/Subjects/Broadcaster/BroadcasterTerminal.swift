@@ -57,7 +57,9 @@ extension _Broadcaster {
     }
 
     /// A subscription made after the end: the replay (if any), then the
-    /// terminal event, at once, on this thread; nothing is registered. Out
+    /// terminal event, at once, on this thread, whatever other threads are
+    /// delivering (it was never in the bag: `terminateUnlisted`); nothing
+    /// is registered. Out
     /// of line: the ordinary subscription pays one test of `ended` for it.
     @usableFromInline
     @inline(never)
@@ -80,7 +82,7 @@ extension _Broadcaster {
         }
         self.unregisterDelivery(role)
         if let terminal {
-            entry.terminate(terminal)
+            entry.terminateUnlisted(terminal)
         }
     }
 
