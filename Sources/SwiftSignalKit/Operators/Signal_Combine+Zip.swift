@@ -82,7 +82,7 @@ struct _ZipRing<T> {
 /// Thread-safety: every method may be called from any thread.
 @usableFromInline
 final class _Zip2State<T1, T2>: @unchecked Sendable {
-    @usableFromInline let mutex = _SpinLock()
+    @usableFromInline let mutex = _BiasedSpinLock()
     @exclusivity(unchecked) @usableFromInline var queue1 = _ZipRing<T1>()
     @exclusivity(unchecked) @usableFromInline var queue2 = _ZipRing<T2>()
 

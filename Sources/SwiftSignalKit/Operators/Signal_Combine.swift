@@ -16,7 +16,7 @@
 /// update the state, never while a value is delivered or released.
 @usableFromInline
 final class _CombineLatest2State<T1, T2>: @unchecked Sendable {
-    @usableFromInline let mutex = _SpinLock()
+    @usableFromInline let mutex = _BiasedSpinLock()
     /// `slot1` is initialized while bit 1 of `filled` is set, `slot2`
     /// while bit 2 is (guarded by `mutex`, as the flags).
     @usableFromInline let slot1: UnsafeMutablePointer<T1>

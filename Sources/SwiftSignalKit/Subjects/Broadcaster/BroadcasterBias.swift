@@ -8,43 +8,6 @@ import Darwin
 import Synchronization
 import _SwiftSignalKitShims
 
-/// How many broadcasters' biases the process has revoked (`revokeBias`)
-/// since the count was last reset: at `_broadcasterBiasRevocationLimit`,
-/// new broadcasters are not biased for a second
-/// (`_broadcasterBiasPausedAt`, then the count starts again). Each
-/// revocation is a heavy fence, a few microseconds across the process's
-/// threads: a program whose pipes change hands all the time would pay it
-/// for each of them; at most 256 a second, it pays at most about a
-/// millisecond a second for them.
-@usableFromInline let _broadcasterBiasRevocations = Synchronization.Atomic<Int>(0)
-@usableFromInline let _broadcasterBiasRevocationLimit = 256
-/// When the count reached the limit (CLOCK_MONOTONIC, nanoseconds).
-@usableFromInline let _broadcasterBiasPausedAt = Synchronization.Atomic<UInt64>(0)
-
-/// CLOCK_MONOTONIC in nanoseconds.
-@usableFromInline
-func _broadcasterBiasClock() -> UInt64 {
-    var now = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &now)
-    return UInt64(now.tv_sec) &* 1_000_000_000 &+ UInt64(now.tv_nsec)
-}
-
-/// Whether a new broadcaster may be biased (see above): the count below
-/// the limit, or a second gone since it reached it (the count then starts
-/// again). Racing callers may reset it twice: it is a rate, not a count
-/// that must be exact.
-@usableFromInline
-func _broadcasterBiasAllowed() -> Bool {
-    if _broadcasterBiasRevocations.load(ordering: .relaxed) < _broadcasterBiasRevocationLimit {
-        return true
-    }
-    if _broadcasterBiasClock() &- _broadcasterBiasPausedAt.load(ordering: .relaxed) < 1_000_000_000 {
-        return false
-    }
-    _broadcasterBiasRevocations.store(0, ordering: .relaxed)
-    return true
-}
-
 /// A broadcaster biased to one thread (a single producer's put takes no
 /// lock; issue 79).
 ///
@@ -90,7 +53,8 @@ func _broadcasterBiasAllowed() -> Bool {
 /// ready under the lock (`finishRetirements`), the mark it may have
 /// overwritten included. A broadcaster that no other thread ever locks
 /// after its first publication never pays the fence. Where the kernel
-/// refuses the fence (`_sks_heavy_fence_available`), nothing is biased.
+/// refuses the fence, or while biases are paused (`_biasAllowed`, in
+/// Support/BiasedLock.swift), nothing new is biased.
 ///
 /// Thread-safety: `bias` and `biasBusy` are atomics; what the biased
 /// publication touches is otherwise guarded by the lock, as described.
@@ -121,9 +85,7 @@ extension _Broadcaster {
         while self.biasBusy.load(ordering: .acquiring) != 0 {
             sched_yield()
         }
-        if _broadcasterBiasRevocations.wrappingAdd(1, ordering: .relaxed).newValue == _broadcasterBiasRevocationLimit {
-            _broadcasterBiasPausedAt.store(_broadcasterBiasClock(), ordering: .relaxed)
-        }
+        _noteBiasRevoked()
     }
 
     /// At the first publication with nothing else delivering (the lock
@@ -131,14 +93,7 @@ extension _Broadcaster {
     /// this thread, or marks it never to be biased.
     @usableFromInline @inline(never)
     func takeBias(_ me: UInt) {
-        #if SIGNALKIT_EXPLORE
-        // The explorer's build biases every broadcaster it can, however
-        // many were revoked: its soaks run for minutes in one process.
-        let biased = _sks_heavy_fence_available() != 0
-        #else
-        let biased = _sks_heavy_fence_available() != 0 && _broadcasterBiasAllowed()
-        #endif
-        self.bias.store(biased ? me : 1, ordering: .relaxed)
+        self.bias.store(_biasAllowed() ? me : 1, ordering: .relaxed)
     }
 
     /// `publish` on the thread the broadcaster is biased to (`me`), without
