@@ -153,15 +153,16 @@
  *   survived. Creating and releasing a serial queue needs no thread and no
  *   descriptor. The operators that keep a state between values
  *   (sk_signal_scan(), sk_signal_pairwise(), sk_signal_reduce_left(),
- *   sk_signal_buffer_count()) and the pipes and promises (a put from the
- *   one thread that puts into one takes no lock until another thread uses
- *   it) ask the kernel once for its process-wide memory barrier
- *   (membarrier): refused (an old kernel, a seccomp filter), they work, a
- *   compare-and-swap or two more per value; refused after it was given (a
- *   filter installed later), the next value another thread puts into such
- *   an operator, or the first call of another thread on such a pipe or
- *   promise, stops the process (SIGABRT, "signalkit: fatal error: the
- *   kernel refused the memory barrier ..."). (Why, and what libdispatch does underneath:
+ *   sk_signal_buffer_count()), the pipes and promises (a put from the one
+ *   thread that puts into one takes no lock until another thread uses it)
+ *   and sk_signal_combine_latest() and sk_signal_zip() over two signals
+ *   (likewise for the thread that feeds both) ask the kernel once for its
+ *   process-wide memory barrier (membarrier): refused (an old kernel, a
+ *   seccomp filter), they work, a compare-and-swap or two more per value;
+ *   refused after it was given (a filter installed later), the first value
+ *   or call of another thread on such an operator, pipe or promise stops
+ *   the process (SIGABRT, "signalkit: fatal error: the kernel refused the
+ *   memory barrier ..."). (Why, and what libdispatch does underneath:
  *   Sources/SwiftSignalKit/INTERNALS.md, "Threads, timers and descriptors".)
  * - fork(): the parent is unaffected. It may fork at any time, from any
  *   thread, inside a callback too, with work queued, timers armed,

@@ -76,7 +76,8 @@ struct _ZipRing<T> {
 }
 
 /// The state of one two-signal `zip` subscription: a queue per input, under
-/// one spin lock (`_SpinLock`) that is never held while anything is
+/// one spin lock (`_BiasedSpinLock`: no atomic read-modify-write for the
+/// thread that feeds both inputs) that is never held while anything is
 /// delivered.
 ///
 /// Thread-safety: every method may be called from any thread.

@@ -12,8 +12,10 @@
 /// (two retains and releases a put for the C API's values).
 ///
 /// Thread-safety: every method may be called from any thread; the lock (a
-/// `_SpinLock`: the state's update is a few instructions) is held only to
-/// update the state, never while a value is delivered or released.
+/// `_BiasedSpinLock`: the state's update is a few instructions, and the
+/// thread that feeds both inputs takes it without an atomic
+/// read-modify-write) is held only to update the state, never while a
+/// value is delivered or released.
 @usableFromInline
 final class _CombineLatest2State<T1, T2>: @unchecked Sendable {
     @usableFromInline let mutex = _BiasedSpinLock()
