@@ -240,12 +240,7 @@ final class _Broadcaster<T, State>: @unchecked Sendable {
         }
         var replaced: T?
         if publication == .cacheAndDeliver {
-            if let history = self.history {
-                replaced = history.append(next)
-            } else {
-                replaced = next
-                swap(&replaced, &self.value)
-            }
+            replaced = self.cache(next)
         }
         defer {
             withExtendedLifetime((replaced, previousState)) {}
@@ -270,6 +265,20 @@ final class _Broadcaster<T, State>: @unchecked Sendable {
             return
         }
         self.publishContended(next, self.targets(for: next), me)
+    }
+
+    /// Keeps `next` for replay (a `.cacheAndDeliver` publication, under the
+    /// lock or in a biased publication's bookkeeping): in the history, or
+    /// as the cached value. Returns what it replaced, for the caller to
+    /// release after the lock.
+    @inlinable @inline(__always)
+    func cache(_ next: T) -> T? {
+        if let history = self.history {
+            return history.append(next)
+        }
+        var replaced: T? = next
+        swap(&replaced, &self.value)
+        return replaced
     }
 
     /// The rest of `publish`, under the lock, when a thread is delivering

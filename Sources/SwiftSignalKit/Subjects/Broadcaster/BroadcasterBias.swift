@@ -129,12 +129,7 @@ extension _Broadcaster {
         }
         var replaced: T?
         if publication == .cacheAndDeliver {
-            if let history = self.history {
-                replaced = history.append(next)
-            } else {
-                replaced = next
-                swap(&replaced, &self.value)
-            }
+            replaced = self.cache(next)
         }
         self.takeOwnerSlot(me)
         let targets = self.subscribers.lend()
