@@ -154,7 +154,9 @@
  *   descriptor. The operators that keep a state between values
  *   (sk_signal_scan(), sk_signal_pairwise(), sk_signal_reduce_left(),
  *   sk_signal_buffer_count()), the pipes and promises (a put from the one
- *   thread that puts into one takes no lock until another thread uses it)
+ *   thread that puts into one takes no lock until a call of another thread
+ *   reaches its state: a put, a subscription started or disposed, its end,
+ *   its last release)
  *   and sk_signal_combine_latest() and sk_signal_zip() over two signals
  *   (likewise for the thread that feeds both) ask the kernel once for its
  *   process-wide memory barrier (membarrier): refused (an old kernel, a
