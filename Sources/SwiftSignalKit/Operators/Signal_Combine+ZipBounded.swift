@@ -5,6 +5,7 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import _SwiftSignalKitShims
 
 /// A value a two-signal bounded `zip` dropped: of its first input or of its
 /// second (`zip(_:_:capacity:overflow:onDrop:)`).
@@ -50,8 +51,10 @@ final class _ZipBoundedState<T, E>: @unchecked Sendable {
     @usableFromInline let count: Int
     @usableFromInline let queues: UnsafeMutablePointer<_SignalRing<T>>
     @usableFromInline let done: UnsafeMutablePointer<Bool>
-    /// The thread that last put into each input (`block`'s refusal).
-    @usableFromInline let producers: UnsafeMutablePointer<pthread_t?>
+    /// The thread that last put into each input (`block`'s refusal), as
+    /// `_sks_thread_token()` (0 for none: a load of the thread's own
+    /// address where `pthread_self` was a call a put).
+    @usableFromInline let producers: UnsafeMutablePointer<UInt>
     /// An emptied array of a delivered combination, for the next one.
     @exclusivity(unchecked) @usableFromInline var spare: [T]?
     @exclusivity(unchecked) @usableFromInline var nonEmpty = 0
@@ -77,7 +80,7 @@ final class _ZipBoundedState<T, E>: @unchecked Sendable {
             (self.queues + i).initialize(to: _SignalRing<T>(capacity: limit.capacity))
         }
         self.done.initialize(repeating: false, count: count)
-        self.producers.initialize(repeating: nil, count: count)
+        self.producers.initialize(repeating: 0, count: count)
         self.limit = limit
     }
 
@@ -134,7 +137,7 @@ final class _ZipBoundedState<T, E>: @unchecked Sendable {
     @inlinable
     func put(_ index: Int, _ value: T) -> _ZipBoundedPut<T> {
         self.mutex.lock()
-        self.producers[index] = pthread_self()
+        self.producers[index] = UInt(_sks_thread_token())
         while true {
             if self.disposed {
                 self.mutex.unlock()
@@ -190,7 +193,7 @@ final class _ZipBoundedState<T, E>: @unchecked Sendable {
                     return self.failLocked(value, .wouldDeadlock)
                 }
                 for i in 0 ..< self.count where i != index {
-                    if let other = self.producers[i], pthread_equal(other, me) != 0 {
+                    if self.producers[i] == UInt(_sks_thread_token()) {
                         // This thread feeds another input too: it would wait
                         // for itself.
                         return self.failLocked(value, .wouldDeadlock)
