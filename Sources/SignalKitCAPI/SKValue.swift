@@ -1,6 +1,7 @@
 import SignalKitHeader
 import SwiftSignalKit
 import Synchronization
+import _SwiftSignalKitShims
 import Glibc
 
 /// The Swift side of an `sk_value`: the C struct plus, for heap kinds, the
@@ -802,17 +803,57 @@ final class SKReleaseList {
 /// that let go of it through the reference count alone before the emission
 /// returned (ThreadSanitizer does not see the Swift runtime's atomics).
 ///
+/// The first thread that takes an array owns a slot of its own
+/// (`ownerSpare`, loads and stores only), so that a combination fed by one
+/// thread passes its array on without an atomic read-modify-write (the
+/// shared slot's exchange in and out were two a C W5 put); the other
+/// threads use the shared slot. No other thread ever touches the owner's
+/// slot, so nothing is revoked: what the owner keeps, it reuses.
+///
 /// Thread-safety: `take` and `giveBack` may be called from several threads at
 /// once (inputs emitting concurrently): the spare array goes to one of them,
 /// the others make new ones.
 final class SKArrayReuse: @unchecked Sendable {
     /// An array nothing else holds (+1), or nil.
     private let spare = Synchronization.Atomic<UnsafeMutableRawPointer?>(nil)
+    /// The owning thread (`_sks_thread_token()`), 0 before the first take.
+    private let owner = Synchronization.Atomic<UInt>(0)
+    /// The owner's spare array (+1), or nil: loaded and stored by the
+    /// owning thread only (an atomic so that the deinit's load, on any
+    /// thread, after the last use, is no race for ThreadSanitizer).
+    private let ownerSpare = Synchronization.Atomic<UnsafeMutableRawPointer?>(nil)
 
     deinit {
         if let spare = self.spare.load(ordering: .acquiring) {
             Unmanaged<SKArray>.fromOpaque(spare).release()
         }
+        if let spare = self.ownerSpare.load(ordering: .acquiring) {
+            Unmanaged<SKArray>.fromOpaque(spare).release()
+        }
+    }
+
+    /// Whether the calling thread owns `ownerSpare` (the first to ask does).
+    @inline(__always)
+    private func isOwner() -> Bool {
+        let me = UInt(_sks_thread_token())
+        let owner = self.owner.load(ordering: .relaxed)
+        if owner == me {
+            return true
+        }
+        return owner == 0 && self.owner.compareExchange(expected: 0, desired: me, ordering: .relaxed).exchanged
+    }
+
+    /// The spare array, taken (+1): the owner's own, or the shared one.
+    @inline(__always)
+    private func takeSpare() -> UnsafeMutableRawPointer? {
+        if self.isOwner() {
+            let taken = self.ownerSpare.load(ordering: .relaxed)
+            if taken != nil {
+                self.ownerSpare.store(nil, ordering: .relaxed)
+            }
+            return taken
+        }
+        return self.spare.exchange(nil, ordering: .acquiringAndReleasing)
     }
 
     /// An array of the `count` items `item(index)` gives: the spare one
@@ -820,7 +861,7 @@ final class SKArrayReuse: @unchecked Sendable {
     /// for it was refused.
     @inline(__always)
     func take(count: Int, _ item: (Int) -> sk_value) -> SKArray? {
-        if let taken = self.spare.exchange(nil, ordering: .acquiringAndReleasing) {
+        if let taken = self.takeSpare() {
             // Nothing but the slot held it (see `giveBack`).
             let array = Unmanaged<SKArray>.fromOpaque(taken).takeRetainedValue()
             array.refill(count: count, item)
@@ -834,7 +875,7 @@ final class SKArrayReuse: @unchecked Sendable {
     /// of another size, released).
     @inline(__always)
     func take(sized count: Int, _ item: (Int) -> sk_value) -> SKArray? {
-        if let taken = self.spare.exchange(nil, ordering: .acquiringAndReleasing) {
+        if let taken = self.takeSpare() {
             // Nothing but the slot held it (see `giveBack`).
             let array = Unmanaged<SKArray>.fromOpaque(taken).takeRetainedValue()
             if array.count == count {
@@ -848,7 +889,7 @@ final class SKArrayReuse: @unchecked Sendable {
     /// `take(count: 2)` with the items given.
     @inline(__always)
     func take(_ first: SKValue, _ second: SKValue) -> SKArray? {
-        if let taken = self.spare.exchange(nil, ordering: .acquiringAndReleasing) {
+        if let taken = self.takeSpare() {
             // Nothing but the slot held it (see `giveBack`).
             let array = Unmanaged<SKArray>.fromOpaque(taken).takeRetainedValue()
             array.refill(first, second)
@@ -861,6 +902,7 @@ final class SKArrayReuse: @unchecked Sendable {
     /// left no other holder; else lets it go to its holders.
     /// `releasingItems`: the items are released first, so that the values
     /// delivered are not kept until the next array (a buffer's many).
+    @inline(__always)
     func giveBack(_ array: consuming SKArray, releasingItems: Bool = false) {
         guard isKnownUniquelyReferenced(&array) else {
             return
@@ -873,6 +915,15 @@ final class SKArrayReuse: @unchecked Sendable {
         // (kept to the end of the function, the two were made).
         let kept = Unmanaged.passRetained(consume array).toOpaque()
         _explore(.arrayHandoff)
+        // The owner was decided when the array was taken (`takeSpare`).
+        if self.owner.load(ordering: .relaxed) == UInt(_sks_thread_token()) {
+            let replaced = self.ownerSpare.load(ordering: .relaxed)
+            self.ownerSpare.store(kept, ordering: .relaxed)
+            if let replaced {
+                Unmanaged<SKArray>.fromOpaque(replaced).release()
+            }
+            return
+        }
         if let replaced = self.spare.exchange(kept, ordering: .acquiringAndReleasing) {
             Unmanaged<SKArray>.fromOpaque(replaced).release()
         }
