@@ -110,13 +110,22 @@ final class _BroadcasterEntry<T, State>: _BroadcasterEntryBase, Disposable, @unc
     /// already ended.
     @inlinable
     func terminate(_ terminal: _BroadcasterTerminal) {
+        if let ending = self.takeEnding(terminal) {
+            self.owner.retire(self, removing: false, ending: ending)
+        }
+    }
+
+    /// Marks the subscription ended by `terminal` and takes what it holds
+    /// into the ending that delivers it; nil when it had already ended.
+    @inlinable
+    func takeEnding(_ terminal: _BroadcasterTerminal) -> _BroadcasterEnding? {
         let previous = self.state.bitwiseOr(_SubscriptionFlags.terminatedFlag, ordering: .acquiringAndReleasing).oldValue
         if previous & _SubscriptionFlags.terminatedFlag != 0 {
-            return
+            return nil
         }
         let held = self.held
         self.held = nil
-        self.owner.retire(self, removing: false, ending: _BroadcasterEnding(terminal: held == nil ? nil : terminal, held: held, deliver: nil))
+        return _BroadcasterEnding(terminal: held == nil ? nil : terminal, held: held, deliver: nil)
     }
 
     /// `terminate` for a subscription that was never in the bag (made
@@ -129,13 +138,10 @@ final class _BroadcasterEntry<T, State>: _BroadcasterEntryBase, Disposable, @unc
     /// it, the start having returned an empty disposable.)
     @inlinable
     func terminateUnlisted(_ terminal: _BroadcasterTerminal) {
-        let previous = self.state.bitwiseOr(_SubscriptionFlags.terminatedFlag, ordering: .acquiringAndReleasing).oldValue
-        if previous & _SubscriptionFlags.terminatedFlag != 0 {
+        guard let ending = self.takeEnding(terminal) else {
             return
         }
-        let held = self.held
-        self.held = nil
-        _BroadcasterEnding(terminal: held == nil ? nil : terminal, held: held, deliver: nil).run()
+        ending.run()
         self.markValuesEndedUnlessHeld()
         self.releaseCallback()
     }
