@@ -123,6 +123,7 @@ extension _Broadcaster {
         let previousState = self.state
         let publication = decide(&self.state)
         if publication == .drop {
+            Self.handOffState()
             self.biasBusy.store(0, ordering: .releasing)
             withExtendedLifetime(previousState) {}
             return true
@@ -133,12 +134,27 @@ extension _Broadcaster {
         }
         self.takeOwnerSlot(me)
         let targets = self.subscribers.lend()
+        Self.handOffState()
         self.biasBusy.store(0, ordering: .releasing)
         _explore(.mutexUnlocked)
         Self.run(next, over: targets)
         self.leaveOwnerBiased(me)
         withExtendedLifetime((replaced, previousState)) {}
         return true
+    }
+
+    /// Before the store of `biasBusy` 0 that lets a revoking thread in: the
+    /// copy of the state taken in the bookkeeping is retained first, as
+    /// before the spin lock's unlock (`_sks_handoff`, issue 50: a retain
+    /// the optimizer placed after the store, once the other thread could
+    /// have replaced and released what it copies). Only a state with
+    /// references copies any (a promise's); a pipe's is plain, and pays
+    /// nothing. The cached value moves out of its slot (no copy).
+    @inlinable @inline(__always)
+    static func handOffState() {
+        if !_isPOD(State.self) {
+            _sks_handoff()
+        }
     }
 
     /// `leaveOwner` after a biased publication: the slot freed with a
