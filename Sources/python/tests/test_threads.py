@@ -18,7 +18,11 @@ def barrier(queue):
     assert done.wait(10)
 
 
-def test_deliver_on_a_serial_queue_keeps_order_on_one_thread():
+def test_deliver_on_a_serial_queue_keeps_order_off_the_subscribing_thread():
+    # In order, one at a time, never on the subscribing thread; not on one
+    # thread: a serial queue has none of its own, and its work may move to
+    # another of the shared workers between two drains (signalkit.h,
+    # sk_queue_create_serial; CI37 saw two under load).
     queue = sk.Queue.serial("order")
     threads, seen = set(), []
     done = threading.Event()
@@ -31,7 +35,7 @@ def test_deliver_on_a_serial_queue_keeps_order_on_one_thread():
             on_next, None, done.set):
         assert done.wait(10)
     assert seen == [[n] for n in range(500)]
-    assert len(threads) == 1 and threading.get_ident() not in threads
+    assert threads and threading.get_ident() not in threads
     barrier(queue)
 
 
