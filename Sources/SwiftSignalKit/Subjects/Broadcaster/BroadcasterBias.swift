@@ -128,10 +128,24 @@ extension _Broadcaster {
             withExtendedLifetime(previousState) {}
             return true
         }
-        var replaced: T?
-        if publication == .cacheAndDeliver {
-            replaced = self.cache(next)
+        // A cached value replaced is released after the delivery; the
+        // common case, nothing cached, has no optional to destroy (for a
+        // value with references, an outlined destroy a put).
+        if _slowPath(publication == .cacheAndDeliver) {
+            let replaced = self.cache(next)
+            self.deliverBiased(next, me)
+            withExtendedLifetime((replaced, previousState)) {}
+            return true
         }
+        self.deliverBiased(next, me)
+        withExtendedLifetime(previousState) {}
+        return true
+    }
+
+    /// The rest of `publishBiased` once the state has decided to deliver:
+    /// the owner slot taken, the bookkeeping ended, the delivery.
+    @inlinable @inline(__always)
+    func deliverBiased(_ next: T, _ me: UInt) {
         self.takeOwnerSlot(me)
         let targets = self.subscribers.lend()
         Self.handOffState()
@@ -139,8 +153,6 @@ extension _Broadcaster {
         _explore(.mutexUnlocked)
         Self.run(next, over: targets)
         self.leaveOwnerBiased(me)
-        withExtendedLifetime((replaced, previousState)) {}
-        return true
     }
 
     /// Before the store of `biasBusy` 0 that lets a revoking thread in: the

@@ -23,10 +23,11 @@ import _SwiftSignalKitShims
 /// holds the array as it was (a copy-on-write copy, no allocation), and a
 /// change made while one holds it copies it first (O(n)). A change made in
 /// place after the last delivery let go of the buffer is ordered after that
-/// delivery's reads by the owner slot's exchange or, for a held copy, by
+/// delivery's reads by the owner slot's release (the change loads the slot,
+/// acquiring, in `_Broadcaster.detachLentSlotsNow`) or, for a held copy, by
 /// the runtime's reference count, which ThreadSanitizer cannot see: every
-/// change announces itself with `_TSan.acquire` and every delivery ends
-/// with `_TSan.release` (Support/TSan.swift).
+/// change announces itself with `_TSan.acquire` and every delivery of a
+/// held copy ends with `_TSan.release` (Support/TSan.swift).
 ///
 /// Thread-safety: guarded by the broadcaster's lock, as is the `slot` of its
 /// subscriptions.
