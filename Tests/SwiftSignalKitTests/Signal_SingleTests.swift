@@ -17,6 +17,76 @@ final class Signal_SingleTests: XCTestCase {
         XCTAssertEqual(events, ["next 5", "completed", "next 5", "completed"])
     }
 
+    private final class Held {
+        let id: Int
+        init(_ id: Int) {
+            self.id = id
+        }
+    }
+
+    /// A value too big for the signal to keep in place (more than 16 bytes):
+    /// its `single` captures it as before.
+    private struct Wide: Equatable {
+        let a: Int
+        let b: Int
+        let held: Held
+
+        static func == (lhs: Wide, rhs: Wide) -> Bool {
+            return lhs.a == rhs.a && lhs.b == rhs.b && lhs.held === rhs.held
+        }
+    }
+
+    // A `single` keeps a value of up to 16 bytes in the signal itself (one
+    // allocation): the value lives as long as the signal, is released with
+    // it once, and every start, every way, delivers it.
+    func testASingleKeepsItsValueAsLongAsTheSignalAndReleasesItWithIt() {
+        weak var watched: Held?
+        var signal: Signal<Held, TestError>? = {
+            let held = Held(7)
+            watched = held
+            return Signal<Held, TestError>.single(held)
+        }()
+        XCTAssertNotNil(watched, "the signal holds its value")
+        var ids: [Int] = []
+        for _ in 0 ..< 3 {
+            _ = signal!.start(next: { ids.append($0.id) }, completed: { ids.append(-1) })
+        }
+        _ = (signal! |> map { $0.id * 10 }).start(next: { ids.append($0) })
+        _ = (signal! |> then(Signal<Held, TestError>.single(Held(8)))).start(next: { ids.append($0.id) })
+        _ = (Signal<Int, TestError>.single(1) |> mapToSignal { _ in signal! }).start(next: { ids.append($0.id) })
+        XCTAssertEqual(ids, [7, -1, 7, -1, 7, -1, 70, 7, 8, 7])
+        XCTAssertNotNil(watched, "starts copy the value; the signal still holds it")
+        signal = nil
+        XCTAssertNil(watched, "released with the signal")
+    }
+
+    func testASingleOfAStringOrAnOptionalKeptInPlaceEmitsIt() {
+        var events: [String] = []
+        _ = Signal<String, TestError>.single("a string longer than fifteen bytes, on the heap").start(next: { events.append($0) })
+        _ = Signal<String?, TestError>.single(nil).start(next: { events.append($0 ?? "nil") })
+        _ = Signal<Void, NoError>.single(()).start(next: { events.append("void") }, completed: { events.append("completed") })
+        XCTAssertEqual(events, ["a string longer than fifteen bytes, on the heap", "nil", "void", "completed"])
+    }
+
+    func testASingleOfAValueTooBigToKeepInPlaceEmitsItAndReleasesIt() {
+        XCTAssertGreaterThan(MemoryLayout<Wide>.size, 16)
+        weak var watched: Held?
+        var signal: Signal<Wide, TestError>? = {
+            let held = Held(3)
+            watched = held
+            return Signal<Wide, TestError>.single(Wide(a: 1, b: 2, held: held))
+        }()
+        var seen: [Wide] = []
+        _ = signal!.start(next: { seen.append($0) })
+        _ = signal!.start(next: { seen.append($0) })
+        XCTAssertEqual(seen.count, 2)
+        XCTAssertEqual(seen.first?.a, 1)
+        XCTAssertEqual(seen.first?.held.id, 3)
+        seen = []
+        signal = nil
+        XCTAssertNil(watched, "released with the signal")
+    }
+
     func testFailFailsAtOnce() {
         var events: [String] = []
         let signal: Signal<String, TestError> = fail(String.self, TestError(code: 3))

@@ -59,12 +59,21 @@ public final class Signal<T, E>: @unchecked Sendable {
     @usableFromInline let generatorFunction: ((Subscriber<T, E>) -> any Disposable)?
     /// Set by the synchronous operators (`map`, `filter`, `beforeNext`,
     /// `afterNext`, `skip`, `skipWhile`, `take`, `take(until:)`, `takeWhile`, `castError`, `distinctUntilChanged`), the broadcasters' signals and the constant signals
-    /// (`single`, `complete`, `fail`, `never`): how to start this signal
+    /// (`complete`, `fail`, `never`, and `single` of a value too big to be
+    /// kept in place, see `singleStorage`): how to start this signal
     /// without a `Subscriber`.
     @usableFromInline let fused: FusedStart?
     /// Set by `then`: the two signals it runs one after the other, so that a
     /// nested chain of `then` runs as one flat sequence (see `_ThenParts`).
     @usableFromInline let thenParts: _ThenParts<T, E>?
+    /// The value of a `single` whose value fits in it (`fitsInPlace`), kept
+    /// in the signal: one allocation, the signal's, where a fused start
+    /// that captured the value made two. Such a signal has no generator, no
+    /// fused start and no parts (`isSingleInPlace`); for any other these
+    /// bytes hold nothing. Raw bytes, not a `T?`: the deinit of a generic
+    /// class looks up the metadata of `Optional<T>` to destroy one (about
+    /// 320 instructions a signal released), where `T`'s own is at hand.
+    @usableFromInline @exclusivity(unchecked) var singleStorage: (UInt64, UInt64) = (0, 0)
 
     /// Makes a cold signal: each `start` calls `generator` with a new
     /// subscriber to emit into, and the disposable it returns cancels that
@@ -92,6 +101,50 @@ public final class Signal<T, E>: @unchecked Sendable {
         self.thenParts = parts
     }
 
+    /// A `single` signal whose value is kept in place (see
+    /// `singleStorage`). Invariant: `fitsInPlace`.
+    @inlinable
+    init(singleInPlace value: T) {
+        self.generatorFunction = nil
+        self.fused = nil
+        self.thenParts = nil
+        withUnsafeMutablePointer(to: &self.singleStorage) { storage in
+            _ = UnsafeMutableRawPointer(storage).initializeMemory(as: T.self, to: value)
+        }
+    }
+
+    /// Whether a value of `T` fits in `singleStorage`.
+    @inlinable
+    static var fitsInPlace: Bool {
+        return MemoryLayout<T>.size <= MemoryLayout<(UInt64, UInt64)>.size
+            && MemoryLayout<T>.alignment <= MemoryLayout<(UInt64, UInt64)>.alignment
+    }
+
+    /// Whether this is a `single` whose value is kept in place.
+    @inlinable
+    var isSingleInPlace: Bool {
+        return self.generatorFunction == nil && self.fused == nil && self.thenParts == nil
+    }
+
+    /// The value of a `single` kept in place (a copy). Invariant:
+    /// `isSingleInPlace`.
+    @inlinable
+    var singleValue: T {
+        return withUnsafeMutablePointer(to: &self.singleStorage) { storage in
+            UnsafeMutableRawPointer(storage).assumingMemoryBound(to: T.self).pointee
+        }
+    }
+
+    deinit {
+        // (A plain value needs nothing: the deinit is not specialized, and
+        // `deinitialize` would call the runtime for it.)
+        if self.isSingleInPlace && !_isPOD(T.self) {
+            withUnsafeMutablePointer(to: &self.singleStorage) { storage in
+                _ = UnsafeMutableRawPointer(storage).assumingMemoryBound(to: T.self).deinitialize(count: 1)
+            }
+        }
+    }
+
     /// Runs the signal with a subscriber of the caller's. A fused signal's
     /// generator is built on demand (creating a fused signal allocates no
     /// generator): it forwards the subscriber's events to its fused start.
@@ -106,7 +159,18 @@ public final class Signal<T, E>: @unchecked Sendable {
                 return self.runThen(subscriber)
             }
         }
-        // Invariant: a signal has a generator, `then` parts or a fused start.
+        if self.fused == nil {
+            // Invariant: a signal with no generator, fused start or parts
+            // keeps its single value in place.
+            let value = self.singleValue
+            return { subscriber in
+                subscriber.putNext(value)
+                subscriber.putCompletion()
+                return EmptyDisposable
+            }
+        }
+        // Invariant: a signal has a generator, `then` parts, a single value
+        // or a fused start.
         let fused = self.fused!
         return { subscriber in
             return fused({ _ in
@@ -170,6 +234,10 @@ public final class Signal<T, E>: @unchecked Sendable {
         if let fused = self.fused {
             return fused(makeNext, error, completed)
         }
+        if self.generatorFunction == nil && self.thenParts == nil {
+            // Invariant: with no fused start either, a single kept in place.
+            return self.startSingle(makeNext, completed: completed)
+        }
         let subscriber = Subscriber<T, E>(next: nil, error: error, completed: completed)
         // The disposable and the value callback are set before the subscriber
         // is published to the generator. The disposable's upstream comes
@@ -185,6 +253,18 @@ public final class Signal<T, E>: @unchecked Sendable {
         }
         subscriber.assignDisposable()
         return disposable
+    }
+
+    /// Starts a `single` signal: a constant source, started as the fused
+    /// ones are (see `single`). Apart from `startFusing`, so that a build
+    /// without optimization keeps the value's room out of the frame of
+    /// every start (a pipeline as deep as SK_SIGNAL_MAX_DEPTH starts on a
+    /// small stack).
+    @inlinable
+    func startSingle(_ makeNext: (_SubscriberLiveness) -> ((T) -> Void)?, completed: (() -> Void)?) -> any Disposable {
+        makeNext(_SubscriberLiveness(_neverTerminated))?(self.singleValue)
+        completed?()
+        return EmptyDisposable
     }
 
     /// A fused signal that runs a generator of its own (the two-signal
@@ -240,7 +320,8 @@ public final class Signal<T, E>: @unchecked Sendable {
         return self.start(next: next, error: error, completed: completed).strict(file: file, line: line)
     }
 
-    // The constant signals are fused sources: they call the callbacks
+    // The constant signals are fused sources (a `single` whose value the
+    // signal keeps is started as one by `startFusing`): they call the callbacks
     // directly, with no `Subscriber`. Nothing can end such a subscription
     // while it runs (its disposable is returned only afterwards), so the
     // liveness the fused stages read is one that never terminates; the
@@ -250,6 +331,9 @@ public final class Signal<T, E>: @unchecked Sendable {
     /// Emits `value`, then completes.
     @inlinable
     public static func single(_ value: T) -> Signal<T, E> {
+        if Self.fitsInPlace {
+            return Signal<T, E>(singleInPlace: value)
+        }
         return Signal<T, E>(fused: { makeNext, _, completed in
             makeNext(_SubscriberLiveness(_neverTerminated))?(value)
             completed?()
