@@ -1,4 +1,5 @@
 import XCTest
+import Dispatch
 import SwiftSignalKit
 import SwiftSignalKitTestSupport
 
@@ -58,6 +59,24 @@ final class Signal_SingleTests: XCTestCase {
         XCTAssertNotNil(watched, "starts copy the value; the signal still holds it")
         signal = nil
         XCTAssertNil(watched, "released with the signal")
+    }
+
+    // The value kept in place is read, never written, by the starts: one
+    // signal started on several threads at once (under ThreadSanitizer in
+    // `make test`) delivers to each.
+    func testOneSingleStartedOnSeveralThreadsAtOnceDeliversToEach() {
+        let signal = Signal<String, TestError>.single("shared between the threads that start it")
+        let delivered = Atomic<Int>(value: 0)
+        DispatchQueue.concurrentPerform(iterations: 4) { _ in
+            for _ in 0 ..< 500 {
+                _ = signal.start(next: { value in
+                    if value == "shared between the threads that start it" {
+                        _ = delivered.modify { $0 + 1 }
+                    }
+                })
+            }
+        }
+        XCTAssertEqual(delivered.with { $0 }, 2_000)
     }
 
     func testASingleOfAStringOrAnOptionalKeptInPlaceEmitsIt() {

@@ -130,8 +130,12 @@ public final class Signal<T, E>: @unchecked Sendable {
     /// `isSingleInPlace`.
     @inlinable
     var singleValue: T {
-        return withUnsafeMutablePointer(to: &self.singleStorage) { storage in
-            UnsafeMutableRawPointer(storage).assumingMemoryBound(to: T.self).pointee
+        // Read through a copy of the bytes (a read of the property, not an
+        // inout access, which ThreadSanitizer counts as a write when
+        // threads start the signal at once); the value copied out of them
+        // is retained as any copy.
+        return withUnsafePointer(to: self.singleStorage) { storage in
+            UnsafeRawPointer(storage).assumingMemoryBound(to: T.self).pointee
         }
     }
 
