@@ -221,8 +221,8 @@ def _bounded_policy(where: str, capacity: Any, overflow: Any,
                     on_drop: Optional[Callable[[Any, int], object]]) -> Tuple[int, int]:
     """The capacity and policy of a bounded buffer or place, checked (every
     operator taking `capacity=`, `overflow=` and `on_drop=`): ValueError for
-    a capacity of 0 or an unknown policy, TypeError for an on_drop that is
-    not callable."""
+    a capacity of 0 or an unknown policy, TypeError for a missing policy or
+    an on_drop that is not callable; the capacity is checked first."""
     size = _count_arg(capacity, where, "capacity")
     if size == 0:
         raise ValueError(f"signalkit: {where}: capacity is 0 (a bounded buffer holds at least one value)")
@@ -268,7 +268,10 @@ def _overflow_arg(overflow: Any, where: str) -> int:
             raise ValueError(f"signalkit: {where}: overflow {overflow!r} is not one of "
                              + ", ".join(repr(name) for name in _OVERFLOW_NAMES))
         return _OVERFLOW_NAMES[overflow]
-    if isinstance(overflow, bool) or overflow is None:
+    if overflow is None:
+        raise TypeError(f"signalkit: {where}: a capacity needs an overflow policy ("
+                        + ", ".join(repr(name) for name in _OVERFLOW_NAMES) + ")")
+    if isinstance(overflow, bool):
         raise TypeError(f"signalkit: {where}: overflow is {type(overflow).__name__}, not a policy name or OVERFLOW_*")
     try:
         number = operator.index(overflow)

@@ -110,8 +110,6 @@ class Pipe(Generic[T], _Handle):
                 raise TypeError("signalkit: Pipe: overflow and on_drop need a capacity")
             _check(C.pipe_create(byref(pointer), replay))
         else:
-            if overflow is None:
-                raise TypeError("signalkit: Pipe: a capacity needs an overflow policy")
             size, policy = _bounded_policy("Pipe", capacity, overflow, on_drop)
             _check(C.pipe_create_bounded(byref(pointer), replay, size, policy, *_drop_arguments(on_drop, policy)))
         super().__init__(pointer.value)

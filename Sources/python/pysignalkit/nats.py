@@ -492,9 +492,6 @@ def subject(connection: Connection, subject: str, queue_group: Optional[str] = N
         if overflow is not None or on_drop is not None or queue is not None:
             raise TypeError(f"signalkit: {where}: overflow, on_drop and queue need a capacity")
         return _make(conn, where, _sk_nats_subject, name, group, form)
-    if overflow is None:
-        raise TypeError(f"signalkit: {where}: a capacity needs an overflow policy (\"drop_newest\", \"drop_oldest\", "
-                        "\"latest\", \"error\" or \"block\")")
     size, policy = _bounded_policy(where, capacity, overflow, on_drop)
     place = _queue_arg(queue, where) if queue is not None else None
     return _make(conn, where, _sk_nats_subject_bounded, name, group, form, place, size, policy,
@@ -891,9 +888,6 @@ def js_publish(signal: Signal[Any], connection: Connection, subject: str, id_pre
         made: Signal[int] = _make(conn, where, _js_publish_call, source, name, prefix, size, seconds, tries,
                                   blocks=True)
         return made
-    if overflow is None:
-        raise TypeError(f"signalkit: {where}: a capacity needs an overflow policy (\"drop_newest\", \"drop_oldest\", "
-                        "\"latest\", \"error\" or \"block\")")
     room, policy = _bounded_policy(where, capacity, overflow, on_drop)
     place = _queue_arg(queue, where) if queue is not None else None
     bounded: Signal[int] = _make(conn, where, _js_publish_bounded_call, source, name, prefix, size, seconds, tries,

@@ -239,3 +239,12 @@ def test_a_pipe_without_a_capacity_delivers_every_value_put_from_its_callback():
 def test_a_bounded_pipe_refuses_bad_arguments(call):
     with pytest.raises((ValueError, TypeError)):
         call()
+
+
+def test_a_bounded_pipe_names_what_is_wrong_with_its_capacity_before_the_missing_policy():
+    with pytest.raises(ValueError, match="capacity -1 is negative"):
+        sk.Pipe(capacity=-1)
+    with pytest.raises(TypeError, match="capacity is str"):
+        sk.Pipe(capacity="2")
+    with pytest.raises(TypeError, match="a capacity needs an overflow policy .*'drop_newest'.*'block'"):
+        sk.Pipe(capacity=2)

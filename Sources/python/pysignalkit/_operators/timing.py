@@ -119,8 +119,9 @@ class _TimingOperators(_TimingStandard[T_co]):
 
     def buffer_with_count(self, count: int) -> "Signal[List[T_co]]":
         """The values in lists of `count` (the last one shorter, at the
-        completion, unless empty) (RxPY's buffer_with_count; the C
-        function is sk_signal_buffer_count). A count is a limit, not
+        completion, unless empty; an error drops the values collected and
+        passes through) (RxPY's buffer_with_count; the C function is
+        sk_signal_buffer_count). A count is a limit, not
         memory reserved: one larger than this signal emits (2**64 - 1,
         2**32) gives every value as one list at the completion.
         ValueError for 0 or a negative count, OverflowError past SIZE_MAX."""
