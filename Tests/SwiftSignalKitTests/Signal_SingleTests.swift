@@ -87,6 +87,15 @@ final class Signal_SingleTests: XCTestCase {
         XCTAssertEqual(events, ["a string longer than fifteen bytes, on the heap", "nil", "void", "completed"])
     }
 
+    // A value of 16 bytes aligned to 16 (more than the signal's storage is
+    // aligned to) is captured as a too big one is.
+    func testASingleOfAValueAlignedBeyondTheStorageEmitsIt() {
+        XCTAssertEqual(MemoryLayout<SIMD4<Float>>.alignment, 16)
+        var seen: [SIMD4<Float>] = []
+        _ = Signal<SIMD4<Float>, NoError>.single(SIMD4(1, 2, 3, 4)).start(next: { seen.append($0) })
+        XCTAssertEqual(seen, [SIMD4(1, 2, 3, 4)])
+    }
+
     func testASingleOfAValueTooBigToKeepInPlaceEmitsItAndReleasesIt() {
         XCTAssertGreaterThan(MemoryLayout<Wide>.size, 16)
         weak var watched: Held?
