@@ -57,15 +57,16 @@ NO_TARGET = {
 # The heavy operators' targets (issue 54), in the Swift API: (at most this
 # many times map's added instructions or None, at most this many
 # allocations per put or None, the words). merge_map's and map_to_signal's
-# rows call a function that makes a one-value signal per put (two
-# allocations of the row's own, `singleOf` in OperatorCost), so their
-# inner subscription's one allocation is three per put.
+# rows call a function that makes a one-value signal per put (one
+# allocation of the row's own, `singleOf` in OperatorCost: the signal
+# keeps its Int), so their inner subscription's one allocation is two per
+# put.
 INNER = 20.0
 HEAVY = {
     "group_by": (5.0, None, "a value routed to an existing group <= 5x map"),
-    "merge_map": (INNER, 3, "an inner subscription <= 20x map and <= 1 allocation (+2: the row's signal)"),
-    "merge_map_bounded": (INNER, 3, "an inner subscription <= 20x map and <= 1 allocation (+2: the row's signal)"),
-    "map_to_signal": (INNER, 3, "an inner subscription <= 20x map and <= 1 allocation (+2: the row's signal)"),
+    "merge_map": (INNER, 2, "an inner subscription <= 20x map and <= 1 allocation (+1: the row's signal)"),
+    "merge_map_bounded": (INNER, 2, "an inner subscription <= 20x map and <= 1 allocation (+1: the row's signal)"),
+    "map_to_signal": (INNER, 2, "an inner subscription <= 20x map and <= 1 allocation (+1: the row's signal)"),
     "switch_to_latest": (INNER, 1, "an inner subscription <= 20x map and <= 1 allocation"),
     "queue": (INNER, 1, "an inner subscription <= 20x map and <= 1 allocation"),
     "queue_bounded": (INNER, 1, "an inner subscription <= 20x map and <= 1 allocation"),
@@ -76,12 +77,13 @@ HEAVY = {
 }
 # The inner object is reused once its signal completed at once (issue 79,
 # item 4): switch_to_latest and queue met their target, the allocation
-# targets of the others hold (the two left in merge_map's and
-# map_to_signal's rows are the row's own signal).
-INNER_REASON = ("per inner signal (self costs under callgrind): the row's one-value signal made and freed "
-                "(~480: two allocations and their frees), ~30 retains and releases (~580: the row's signal, the "
-                "state and subscriber an inner object holds while in use, its callbacks' captures), the state's "
-                "loop and its five locks a put (drive ~225, innerCompleted ~80, the locks ~60)")
+# targets of the others hold (the one left in merge_map's and
+# map_to_signal's rows is the row's own signal).
+INNER_REASON = ("per inner signal (self costs under callgrind, map_to_signal): the row's one-value signal made "
+                "and freed (~250: an allocation and its free), retains and releases (~260: the row's signal, the "
+                "state and subscriber an inner object holds while in use, its callbacks' captures), the inner "
+                "start (startFusing ~75, startInner ~55) and the state's queue (enqueue ~75, startAndSettle ~70, "
+                "innerCompleted ~30, advance and run ~50, its lock ~30)")
 INNER_BOUNDED_REASON = ("per inner signal (self costs under callgrind): ~26 retains and releases (~580: the inner "
                         "signal taken and kept in the ring, the state and subscriber an inner object holds while "
                         "in use, its callbacks' captures), the state's loop with the ring and its overflow policy "
