@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import operator
 import sys
+import threading
 from ctypes import byref, c_int, c_size_t
 from typing import Any, Callable, Optional, Tuple
 
@@ -44,7 +45,8 @@ class Queue(_Handle):
     _release = staticmethod(C.queue_release)
     # The loop of an asyncio loop's queue (asyncio_queue, _asyncio._LoopQueue),
     # held weakly; None for every other queue. A signal made on such a queue
-    # fails its starts once that loop closed (_signal_core._on_open_loop).
+    # fails its starts once that loop closed, and those of a to_list() on
+    # the loop's thread (_start_refusal; _signal_core._on_open_loop).
     _loop: Optional[Callable[[], Any]] = None
 
     def _closed_loop(self) -> bool:
@@ -54,6 +56,22 @@ class Queue(_Handle):
             return False
         loop = self._loop()
         return loop is None or bool(loop.is_closed())
+
+    def _start_refusal(self) -> Optional[RuntimeError]:
+        """Why a signal delivering on this queue must not start now, or
+        None: its asyncio loop has closed (nothing would drain the queue),
+        or a to_list() on the thread that runs the loop is starting it
+        (its wait would keep the loop from running the deliveries)."""
+        if self._loop is None:
+            return None
+        if self._closed_loop():
+            return _loop_closed_error()
+        waiting = _blocking_wait.loop
+        if waiting is not None and self._loop() is waiting:
+            return RuntimeError("signalkit: to_list() on the thread of the running asyncio loop this signal "
+                                "delivers on would wait for ever (the loop runs the deliveries only once the call "
+                                "returns): in a coroutine, use `async for value in signal` or `await signal`")
+        return None
 
     @classmethod
     def host(cls, name: str = "python") -> "Queue":
@@ -167,6 +185,27 @@ class Queue(_Handle):
         (sk_queue_is_current).
         """
         return bool(self._call(C.queue_is_current))
+
+
+class _BlockingWait(threading.local):
+    """The asyncio loop running on this thread while a to_list() of this
+    thread subscribes (None: none), read by Queue._start_refusal."""
+    loop: Optional[Any] = None
+
+
+_blocking_wait = _BlockingWait()
+
+
+def _running_loop() -> Optional[Any]:
+    """The asyncio loop running on this thread, if any (asyncio looked up
+    only when the program imported it)."""
+    asyncio = sys.modules.get("asyncio")
+    if asyncio is None:
+        return None
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None
 
 
 def _loop_closed_error() -> RuntimeError:

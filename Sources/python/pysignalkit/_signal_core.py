@@ -22,7 +22,7 @@ from . import _core
 from ._core import (C, Value, _after_call, _check, _Failures, _FfiObserver, _interrupts, _put_object, _Recorder,
                     _register_subscription, _release_ctx, _retain_callbacks, _object_out)
 from ._callbacks import _Callback, _CatchFn
-from ._queue import Queue, _loop_closed_error
+from ._queue import Queue, _blocking_wait, _running_loop
 from ._handle import (Disposable, _call_with, _callable_arg, _draining, _Failing, _Handle, _InFlight,
                       _seconds_arg, _thread_trampoline)
 from ._native import Signature, _fn_address, _Gate, _native, _NativeSet, _signature
@@ -68,8 +68,9 @@ def _on_open_loop(signal: "Signal[Any]", queue: Queue) -> "Signal[Any]":
     would ever drain the queue (the signal went silent for ever)."""
 
     def start() -> "Signal[Any]":
-        if queue._closed_loop():
-            return _signal_class().fail(_loop_closed_error())
+        refusal = queue._start_refusal()
+        if refusal is not None:
+            return _signal_class().fail(refusal)
         return signal
 
     return _signal_class().deferred(start)
@@ -387,7 +388,10 @@ class _SignalCore(Generic[T_co], _Failing, _Handle):
         error raised. TimeoutError (and the subscription disposed) once
         `timeout` seconds have passed since the call, when given. Not on a
         thread whose queue delivers it (a host queue this thread drains
-        would never run).
+        would never run): on the thread of a running asyncio loop, a signal
+        made to deliver on that loop (deliver_on(asyncio_queue()), a time
+        operator made in the loop without queue=) fails with RuntimeError
+        when this call starts it, rather than wait for ever.
 
         The timeout applies to the wait for the end, after the subscribe
         call returned: a synchronous emission that the subscribe call runs
@@ -434,11 +438,17 @@ class _SignalCore(Generic[T_co], _Failing, _Handle):
         outer_deadline = sync.at
         if deadline is not None and (outer_deadline is None or deadline < outer_deadline):
             sync.at = deadline
+        # A signal delivering on the asyncio loop of this thread, started
+        # by the subscribe call, fails at once (Queue._start_refusal): this
+        # wait would keep the loop from running its deliveries.
+        outer_loop = _blocking_wait.loop
+        _blocking_wait.loop = _running_loop()
         try:
             try:
                 subscription = self.subscribe(values.append, on_error, done.set)
             finally:
                 sync.at = outer_deadline
+                _blocking_wait.loop = outer_loop
             with subscription:
                 if not done.wait(None if deadline is None else max(deadline - time.monotonic(), 0.0)):
                     raise TimeoutError(f"signalkit: to_list: no end within {timeout} s")

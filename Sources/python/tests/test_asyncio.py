@@ -104,6 +104,29 @@ def test_the_loop_queue_is_one_per_loop_and_drained_by_the_loop():
     assert run(main())
 
 
+def test_to_list_in_the_loop_of_a_signal_delivering_there_raises_rather_than_wait_for_ever():
+    """to_list() blocks its thread; on the thread of the loop a signal
+    delivers on, the loop could never run the deliveries: the start fails
+    at once with RuntimeError (the timeout only bounds the test should it
+    not). The same signal, started the asynchronous way in the loop, or
+    by to_list() on another thread, still works; and a signal that does
+    not deliver on the loop is listed in it as before."""
+    async def main():
+        loop_signals = [sk.Signal.from_iterable([1, 2]).deliver_on(sk.asyncio_queue()),
+                        sk.Signal.timer(0.001).map(lambda _: 7)]
+        for signal in loop_signals:
+            with pytest.raises(RuntimeError, match="would wait for ever"):
+                signal.to_list(timeout=5)
+        listed = [[value async for value in signal] for signal in loop_signals]
+        elsewhere = await asyncio.get_running_loop().run_in_executor(None, lambda: loop_signals[0].to_list(timeout=5))
+        plain = sk.Signal.from_iterable([3, 4]).to_list(timeout=5)
+        for signal in loop_signals:
+            signal.close()
+        return listed, elsewhere, plain
+
+    assert run(main()) == ([[1, 2], [7]], [1, 2], [3, 4])
+
+
 def test_a_signal_made_on_a_loop_fails_its_starts_once_that_loop_closed():
     """A time operator made inside a loop without queue= (and a deliver_on
     of asyncio_queue()) delivers on that loop's queue; started after the

@@ -12,7 +12,7 @@ from .._callbacks import _c_work_callback, _Callback
 from .._core import C, _check, _Failures, _release_ctx, _retain_callbacks, _object_out
 from .._handle import Disposable, _count_arg, _InFlight, _seconds_arg
 from .._asyncio import _time_queue
-from .._queue import Queue, _bounded_policy, _drop_arguments, _loop_closed_error
+from .._queue import Queue, _bounded_policy, _drop_arguments
 from .._signal_core import _new_signal, _signal_arg, _signal_class, _SignalCore
 from .._standard_operators import _TimingStandard
 from .._subscription import Subscriber
@@ -36,8 +36,9 @@ class _Timer:
         self.repeat = repeat
 
     def __call__(self, subscriber: Subscriber[int]) -> Callable[[], None]:
-        if self.queue._closed_loop():
-            raise _loop_closed_error()
+        refusal = self.queue._start_refusal()
+        if refusal is not None:
+            raise refusal
         count = [0]
 
         def fire() -> None:
