@@ -22,6 +22,17 @@ final class BroadcasterBiasTests: XCTestCase {
         pipe.broadcaster.bias.load(ordering: .relaxed)
     }
 
+    /// A subscription to `pipe` whose callback records its values in
+    /// `values` and holds an object whose release `released` counts (when
+    /// the subscription lets go of the callback).
+    private func startRecording(_ pipe: ValuePipe<Int>, _ values: Atomic<[Int]>, _ released: Counter) -> any Disposable {
+        let tracker = DeinitTracker(released)
+        return pipe.signal().start(next: { value in
+            tracker.touch()
+            _ = values.modify { $0 + [value] }
+        })
+    }
+
     func testTheFirstProducerOwnsThePipeUntilAnotherThreadUsesIt() throws {
         try XCTSkipUnless(self.canBias, "the kernel refuses membarrier: nothing is biased")
         let pipe = ValuePipe<Int>()
@@ -68,14 +79,7 @@ final class BroadcasterBiasTests: XCTestCase {
         })
         let released = Counter()
         let secondValues = Atomic<[Int]>(value: [])
-        var second: (any Disposable)?
-        do {
-            let tracker = DeinitTracker(released)
-            second = pipe.signal().start(next: { value in
-                tracker.touch()
-                _ = secondValues.modify { $0 + [value] }
-            })
-        }
+        let second: (any Disposable)? = self.startRecording(pipe, secondValues, released)
         var token: UInt = 0
         let producer = spawnThread {
             token = UInt(_sks_thread_token())
@@ -122,13 +126,7 @@ final class BroadcasterBiasTests: XCTestCase {
                 _ = releasedDuringDelivery.swap(released.count)
             }
         })
-        do {
-            let tracker = DeinitTracker(released)
-            second = pipe.signal().start(next: { value in
-                tracker.touch()
-                _ = secondValues.modify { $0 + [value] }
-            })
-        }
+        second = self.startRecording(pipe, secondValues, released)
         var token: UInt = 0
         var biasedBeforeTheDispose: UInt = 0
         var releasedAfterThePut = -1
