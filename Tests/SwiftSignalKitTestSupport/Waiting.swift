@@ -94,3 +94,32 @@ package final class AsyncEvent: @unchecked Sendable {
         }
     }
 }
+
+/// A callback held open by a test: the callback calls `hold()`, which says
+/// that it has entered and waits (with the deadline) to be let go; the test
+/// waits for that entry (`waitUntilEntered()`), does what it tests while
+/// the call is in flight, and lets it go (`release()`).
+///
+/// Thread-safety: any thread; `hold()` on the thread of the call it holds.
+package final class HeldCall: @unchecked Sendable {
+    private let entered = DispatchSemaphore(value: 0)
+    private let proceed = DispatchSemaphore(value: 0)
+
+    package init() {}
+
+    /// Inside the callback: says it has entered, and returns once released.
+    package func hold(file: StaticString = #filePath, line: UInt = #line) {
+        self.entered.signal()
+        XCTAssertEqual(self.proceed.wait(timeout: .now() + waitDeadline), .success, file: file, line: line)
+    }
+
+    /// Waits until a callback holds (`hold()`).
+    package func waitUntilEntered(file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertEqual(self.entered.wait(timeout: .now() + waitDeadline), .success, file: file, line: line)
+    }
+
+    /// Lets the held callback return.
+    package func release() {
+        self.proceed.signal()
+    }
+}

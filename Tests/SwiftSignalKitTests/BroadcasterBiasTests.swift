@@ -67,14 +67,12 @@ final class BroadcasterBiasTests: XCTestCase {
         // disposed callback never gets the value and is released once the
         // delivery is over, the new subscriber gets only the completion.
         let pipe = ValuePipe<Int>()
-        let entered = DispatchSemaphore(value: 0)
-        let proceed = DispatchSemaphore(value: 0)
+        let held = HeldCall()
         let firstValues = Atomic<[Int]>(value: [])
         let first = pipe.signal().start(next: { value in
             _ = firstValues.modify { $0 + [value] }
             if value == 1 {
-                entered.signal()
-                XCTAssertEqual(proceed.wait(timeout: .now() + waitDeadline), .success)
+                held.hold()
             }
         })
         let released = Counter()
@@ -86,7 +84,7 @@ final class BroadcasterBiasTests: XCTestCase {
             pipe.putNext(0)  // takes the bias
             pipe.putNext(1)  // biased, held in the first callback
         }
-        XCTAssertEqual(entered.wait(timeout: .now() + waitDeadline), .success)
+        held.waitUntilEntered()
         XCTAssertEqual(self.bias(of: pipe), token)
         let third = Recorder<Int, NoError>()
         let thirdDisposable = third.start(pipe.signal())
@@ -94,7 +92,7 @@ final class BroadcasterBiasTests: XCTestCase {
         second?.dispose()
         XCTAssertEqual(released.count, 0, "the delivery in flight may still reach the callback")
         pipe.putCompletion()
-        proceed.signal()
+        held.release()
         pthread_join(producer, nil)
         XCTAssertEqual(released.count, 1, "released when the delivery was over")
         XCTAssertEqual(firstValues.with { $0 }, [0, 1])

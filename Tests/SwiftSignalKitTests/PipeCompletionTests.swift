@@ -50,18 +50,16 @@ final class PipeCompletionTests: XCTestCase {
         // thread that had disposed it). Both kinds of pipe.
         for replay in [false, true] {
             let pipe = SignalPipe<Int, NoError>(replay: replay)
-            let entered = DispatchSemaphore(value: 0)
-            let proceed = DispatchSemaphore(value: 0)
+            let held = HeldCall()
             let first = pipe.signal().start(next: { value in
                 if value == 1 {
-                    entered.signal()
-                    XCTAssertEqual(proceed.wait(timeout: .now() + waitDeadline), .success)
+                    held.hold()
                 }
             })
             let putter = spawnThread {
                 pipe.putNext(1)
             }
-            XCTAssertEqual(entered.wait(timeout: .now() + waitDeadline), .success)
+            held.waitUntilEntered()
             pipe.putCompletion()
             let late = Recorder<Int, NoError>()
             let disposable = late.start(pipe.signal())
@@ -71,7 +69,7 @@ final class PipeCompletionTests: XCTestCase {
             let later = Recorder<Int, NoError>()
             later.start(pipe.signal()).dispose()
             XCTAssertEqual(late.events.with { $0 }, replay ? ["1", "completed"] : ["completed"], "replay \(replay): nothing more")
-            proceed.signal()
+            held.release()
             pthread_join(putter, nil)
             XCTAssertEqual(late.events.with { $0 }, replay ? ["1", "completed"] : ["completed"], "replay \(replay): nothing more")
             first.dispose()

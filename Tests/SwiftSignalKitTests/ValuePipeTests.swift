@@ -128,8 +128,7 @@ final class ValuePipeTests: XCTestCase {
         // nothing after the dispose reaches it.
         let pipe = ValuePipe<Int>()
         let released = Counter()
-        let entered = DispatchSemaphore(value: 0)
-        let proceed = DispatchSemaphore(value: 0)
+        let held = HeldCall()
         let values = Atomic<[Int]>(value: [])
         var disposable: (any Disposable)?
         do {
@@ -138,19 +137,18 @@ final class ValuePipeTests: XCTestCase {
                 tracker.touch()
                 _ = values.modify { $0 + [value] }
                 if value == 1 {
-                    entered.signal()
-                    XCTAssertEqual(proceed.wait(timeout: .now() + waitDeadline), .success)
+                    held.hold()
                 }
             })
         }
         let putter = spawnThread {
             pipe.putNext(1)
         }
-        XCTAssertEqual(entered.wait(timeout: .now() + waitDeadline), .success)
+        held.waitUntilEntered()
         disposable?.dispose()
         XCTAssertEqual(released.count, 0, "the call in flight still holds the callback")
         pipe.putNext(2)
-        proceed.signal()
+        held.release()
         pthread_join(putter, nil)
         XCTAssertEqual(released.count, 1, "released when the call in flight returned")
         XCTAssertEqual(values.with { $0 }, [1])
@@ -164,11 +162,9 @@ final class ValuePipeTests: XCTestCase {
         // is over, and the value never reaches it.
         let pipe = ValuePipe<Int>()
         let released = Counter()
-        let entered = DispatchSemaphore(value: 0)
-        let proceed = DispatchSemaphore(value: 0)
+        let held = HeldCall()
         let first = pipe.signal().start(next: { _ in
-            entered.signal()
-            XCTAssertEqual(proceed.wait(timeout: .now() + waitDeadline), .success)
+            held.hold()
         })
         let values = Atomic<[Int]>(value: [])
         var second: (any Disposable)?
@@ -182,10 +178,10 @@ final class ValuePipeTests: XCTestCase {
         let putter = spawnThread {
             pipe.putNext(1)
         }
-        XCTAssertEqual(entered.wait(timeout: .now() + waitDeadline), .success)
+        held.waitUntilEntered()
         second?.dispose()
         XCTAssertEqual(released.count, 0, "the delivery in flight may still reach the callback")
-        proceed.signal()
+        held.release()
         pthread_join(putter, nil)
         XCTAssertEqual(released.count, 1, "released when the delivery was over")
         XCTAssertEqual(values.with { $0 }, [])
@@ -198,11 +194,9 @@ final class ValuePipeTests: XCTestCase {
         // the subscription was disposed.
         let pipe = ValuePipe<Int>()
         let released = Counter()
-        let entered = [DispatchSemaphore(value: 0), DispatchSemaphore(value: 0)]
-        let proceed = [DispatchSemaphore(value: 0), DispatchSemaphore(value: 0)]
+        let held = [HeldCall(), HeldCall()]
         let first = pipe.signal().start(next: { value in
-            entered[value].signal()
-            XCTAssertEqual(proceed[value].wait(timeout: .now() + waitDeadline), .success)
+            held[value].hold()
         })
         var second: (any Disposable)?
         do {
@@ -212,17 +206,17 @@ final class ValuePipeTests: XCTestCase {
         let older = spawnThread {
             pipe.putNext(0)
         }
-        XCTAssertEqual(entered[0].wait(timeout: .now() + waitDeadline), .success)
+        held[0].waitUntilEntered()
         second?.dispose()
         let newer = spawnThread {
             pipe.putNext(1)
         }
-        XCTAssertEqual(entered[1].wait(timeout: .now() + waitDeadline), .success)
+        held[1].waitUntilEntered()
         XCTAssertEqual(released.count, 0)
-        proceed[0].signal()
+        held[0].release()
         pthread_join(older, nil)
         XCTAssertEqual(released.count, 1, "released when the older delivery was over, the newer one still in flight")
-        proceed[1].signal()
+        held[1].release()
         pthread_join(newer, nil)
         first.dispose()
     }
