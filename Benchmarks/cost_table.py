@@ -76,18 +76,8 @@ HEAVY = {
     "throttle": (None, 1, "<= 1 allocation per value"),
 }
 # The inner object is reused once its signal completed at once (issue 79,
-# item 4): switch_to_latest and queue met their target, the allocation
-# targets of the others hold (the one left in merge_map's and
-# map_to_signal's rows is the row's own signal).
-INNER_REASON = ("per inner signal (self costs under callgrind, map_to_signal): the row's one-value signal made "
-                "and freed (~250: an allocation and its free), retains and releases (~260: the row's signal, the "
-                "state and subscriber an inner object holds while in use, its callbacks' captures), the inner "
-                "start (startFusing ~75, startInner ~55) and the state's queue (enqueue ~75, startAndSettle ~70, "
-                "innerCompleted ~30, advance and run ~50, its lock ~30)")
-INNER_BOUNDED_REASON = ("per inner signal (self costs under callgrind): ~26 retains and releases (~580: the inner "
-                        "signal taken and kept in the ring, the state and subscriber an inner object holds while "
-                        "in use, its callbacks' captures), the state's loop with the ring and its overflow policy "
-                        "(drive ~230, enqueue ~100, innerCompleted ~80) and five locks (~60)")
+# item 4), and a `single` kept in place (the rows' inner signals in Swift)
+# is delivered without a subscription: every Swift row met its target.
 
 # Why a row misses a target, where the reason is known (docs/performance.md's
 # prose says more). A missed row without one shows "reason not yet known".
@@ -95,10 +85,18 @@ INNER_BOUNDED_REASON = ("per inner signal (self costs under callgrind): ~26 reta
 # function, the row's run of 4,000 puts less its run of 2,000, against the
 # same in Swift).
 C_SINGLE_BUILT = ("the row's inner signals are C single handles (sk_signal_single), which build their Swift signal "
-                  "at each start (an allocation and its free, ~250: the one allocation more than Swift's row); each "
+                  "at each start (an allocation and its free, ~250: the one allocation more than Swift's row) and "
+                  "are subscribed as any signal (an sk_value is 24 bytes: no single kept in place, which Swift's "
+                  "row delivers without a subscription, `_SignalQueueState.runSingle`); each "
                   "is put as an sk_value of kind signal, checked (sk_pipe_put's checks and the value's validation, "
                   "~150), retained and released with every copy of the value (~200 more retains and releases than "
                   "Swift's row), and unwrapped at the operator (innerSignal, ~60)")
+C_SINGLE_RETURNED = ("the row's C function returns a C single handle (sk_signal_single) per value, made, wrapped as "
+                     "an sk_value of kind signal and released through the library, and built into a Swift signal "
+                     "when the operator starts it; an sk_value is 24 bytes, so it is subscribed as any signal "
+                     "(the inner subscription's machinery: its subscriber, disposable and callbacks), where Swift's row's "
+                     "single keeps its Int in place and is delivered without a subscription "
+                     "(`_SignalQueueState.runSingle`)")
 C_VALUE_KEPT = ("the value kept is an sk_value (three words and an object reference, Swift's an Int): its copy "
                 "into the slot, the new reference's retain and the replaced one's release (~45 more than Swift's)")
 REASONS = {
@@ -170,8 +168,7 @@ REASONS = {
 # The reasons several rows share.
 REASONS.update({(row, "c"): C_VALUE_KEPT for row in ("last", "sample", "sample_period", "throttle")})
 REASONS.update({(row, "c"): C_SINGLE_BUILT for row in ("switch_to_latest", "queue", "throttled", "queue_bounded")})
-REASONS.update({(row, "swift"): INNER_REASON for row in ("merge_map", "merge_map_bounded", "map_to_signal")})
-REASONS[("queue_bounded", "swift")] = INNER_BOUNDED_REASON
+REASONS.update({(row, "c"): C_SINGLE_RETURNED for row in ("merge_map", "merge_map_bounded", "map_to_signal")})
 
 
 def order():

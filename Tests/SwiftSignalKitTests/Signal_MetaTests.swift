@@ -11,6 +11,17 @@ private func stackAddress() -> UInt {
     return withUnsafeMutablePointer(to: &marker) { UInt(bitPattern: $0) }
 }
 
+/// A constant source made by a generator: subscribed as any signal (where
+/// a `single` kept in place is delivered without a subscription), so it
+/// completes during its start and leaves its inner object to be reused.
+private func immediate<E>(_ value: Int) -> Signal<Int, E> {
+    return Signal { subscriber in
+        subscriber.putNext(value)
+        subscriber.putCompletion()
+        return EmptyDisposable
+    }
+}
+
 final class Signal_MetaTests: XCTestCase {
     // MARK: switchToLatest
 
@@ -938,9 +949,9 @@ final class Signal_MetaTests: XCTestCase {
             outer.putNext(.single(1))
             outer.putNext(slow.signal())
             slow.putNext(2)
-            outer.putNext(.single(3))
+            outer.putNext(immediate(3))
             slow.putNext(98)
-            outer.putNext(.single(4))
+            outer.putNext(immediate(4))
             slow.putNext(99)
             outer.putNext(.single(5))
             XCTAssertEqual(values, [1, 2, 3, 4, 5], name)
@@ -961,9 +972,9 @@ final class Signal_MetaTests: XCTestCase {
             let disposable = operatorUnderTest(outer.signal()).start(next: { values.append($0) }, completed: { completed += 1 })
             outer.putNext(.single(1))
             outer.putNext(slow.signal() |> take(2))
-            outer.putNext(.single(3))
+            outer.putNext(immediate(3))
             slow.putNext(10)
-            outer.putNext(.single(4))
+            outer.putNext(immediate(4))
             slow.putNext(11)
             outer.putNext(.single(5))
             let expected = name == "queue" ? [1, 10, 11, 3, 4, 5] : [1, 3, 10, 4, 11, 5]
@@ -999,7 +1010,7 @@ final class Signal_MetaTests: XCTestCase {
                     })
                 }
                 for value in 1 ... 3 {
-                    outer!.putNext(.single(value))
+                    outer!.putNext(value == 2 ? .single(value) : immediate(value))
                 }
                 XCTAssertEqual(sum, 6, name)
                 XCTAssertNotNil(weakTracked, name)
@@ -1058,7 +1069,7 @@ final class Signal_MetaTests: XCTestCase {
                     return
                 }
                 for i in 0 ..< perThread {
-                    outer.putNext(i % 50 == 0 ? (slow.signal() |> take(1)) : .single(1))
+                    outer.putNext(i % 50 == 0 ? (slow.signal() |> take(1)) : i % 2 == 0 ? .single(1) : immediate(1))
                 }
             }
             let total = delivered.with { $0 }
@@ -1070,6 +1081,118 @@ final class Signal_MetaTests: XCTestCase {
             disposable?.dispose()
             disposable = nil
             XCTAssertNil(weakTracked, "\(name): the subscriber's callbacks are still held")
+        }
+    }
+
+    // MARK: singles delivered without a subscription
+
+    /// The meta operators deliver a `single` kept in place without
+    /// subscribing to it (its value, then its completion, as its start
+    /// would). Each scenario is played twice, once with singles and once
+    /// with the same constant sources made by a generator (subscribed as
+    /// any signal), and the two must record the same events: values,
+    /// completion, and which values the function was called for. The
+    /// scenarios: plain; a slow inner signal among them; the downstream
+    /// taking 3 (the subscription ends inside a single's value); a value
+    /// put back into the outer signal from inside a delivery (a re-entrant
+    /// start, which in switch mode replaces the single delivering); a
+    /// dispose from inside a value.
+    func testSinglesDeliverAsTheSameConstantSourceSubscribed() {
+        let operators: [(String, (@escaping (Int) -> Signal<Int, NoError>) -> (Signal<Int, NoError>) -> Signal<Int, NoError>)] = [
+            ("mapToSignal", { mapToSignal($0) }),
+            ("mapToQueue", { mapToQueue($0) }),
+            ("mapToThrottled", { mapToThrottled($0) }),
+            ("mergeMap", { mergeMap($0) }),
+            ("mergeMap 1", { mergeMap(maxConcurrent: 1, $0) }),
+            ("mergeMap 2 bounded", { mergeMap(maxConcurrent: 2, capacity: 4, overflow: .dropNewest, $0) }),
+        ]
+        let scenarios = ["plain", "slow", "take", "reentrant", "dispose"]
+        for (name, makeOperator) in operators {
+            for scenario in scenarios {
+                var records: [[String]] = []
+                for inPlace in [true, false] {
+                    let outer = ValuePipe<Int>()
+                    let slow = ValuePipe<Int>()
+                    var events: [String] = []
+                    let constant: (Int) -> Signal<Int, NoError> = { value in
+                        if inPlace {
+                            return .single(value)
+                        }
+                        return Signal { subscriber in
+                            subscriber.putNext(value)
+                            subscriber.putCompletion()
+                            return EmptyDisposable
+                        }
+                    }
+                    let f: (Int) -> Signal<Int, NoError> = { value in
+                        events.append("f\(value)")
+                        if scenario == "slow" && value == 2 {
+                            return slow.signal() |> take(2)
+                        }
+                        return constant(value)
+                    }
+                    var signal = outer.signal() |> makeOperator(f)
+                    if scenario == "take" {
+                        signal = signal |> take(3)
+                    }
+                    var disposable: (any Disposable)?
+                    disposable = signal.start(next: { value in
+                        events.append("v\(value)")
+                        if scenario == "reentrant" && value < 3 {
+                            outer.putNext(value + 10)
+                        }
+                        if scenario == "dispose" && value == 3 {
+                            disposable?.dispose()
+                        }
+                    }, completed: {
+                        events.append("c")
+                    })
+                    for value in 1 ... 5 {
+                        outer.putNext(value)
+                        if scenario == "slow" && value == 3 {
+                            slow.putNext(20)
+                            slow.putNext(21)
+                        }
+                    }
+                    outer.putCompletion()
+                    records.append(events)
+                    disposable?.dispose()
+                }
+                XCTAssertEqual(records[0], records[1], "\(name), \(scenario): singles (first) against subscribed constant sources")
+                XCTAssertTrue(records[0].contains("v1"), "\(name), \(scenario): \(records[0])")
+            }
+        }
+    }
+
+    /// A single that waits behind a running inner signal (queue mode, and
+    /// `mergeMap` at its limit) is delivered when that one completes, in
+    /// order, and the operator completes after it: the slot it takes is
+    /// freed as its completion would free it.
+    func testSinglesWaitingBehindARunningInnerSignalRunInOrder() {
+        for (name, makeOperator) in [
+            ("mapToQueue", { mapToQueue($0) }),
+            ("mergeMap 1", { mergeMap(maxConcurrent: 1, $0) }),
+            ("mergeMap 1 bounded", { mergeMap(maxConcurrent: 1, capacity: 8, overflow: .dropOldest, $0) }),
+        ] as [(String, (@escaping (Int) -> Signal<Int, NoError>) -> (Signal<Int, NoError>) -> Signal<Int, NoError>)] {
+            let outer = ValuePipe<Int>()
+            let slow = TestPipe<Int, NoError>()
+            var values: [Int] = []
+            var completed = 0
+            let f: (Int) -> Signal<Int, NoError> = { value in
+                value == 0 ? (slow.signal() |> take(1)) : .single(value)
+            }
+            let disposable = (outer.signal() |> makeOperator(f)).start(next: { values.append($0) }, completed: { completed += 1 })
+            outer.putNext(0)
+            for value in 1 ... 4 {
+                outer.putNext(value)
+            }
+            outer.putCompletion()
+            XCTAssertEqual(values, [], name)
+            slow.putNext(100)
+            XCTAssertEqual(values, [100, 1, 2, 3, 4], name)
+            XCTAssertEqual(completed, 1, name)
+            XCTAssertEqual(slow.subscriberCount, 0, name)
+            disposable.dispose()
         }
     }
 }

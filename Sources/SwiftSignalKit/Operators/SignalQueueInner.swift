@@ -3,8 +3,10 @@
 /// Reused: an inner signal that completed while it was starting leaves its
 /// object to the state (`_SignalQueueState.spareInner`) when nothing else
 /// holds it any more, and the next inner signal takes it, so that inner
-/// signals that complete at once (a `single`, a cached value) make no
-/// allocation.
+/// signals that complete at once (a cached value, a generator that
+/// completes in its start) make no allocation. A `single` kept in place
+/// takes none: it is delivered without a subscription
+/// (`_SignalQueueState.runSingle`).
 ///
 /// Thread-safety: `id` and `upstream` are written only while the starting
 /// thread holds the only reference (made or taken from the spare slot under

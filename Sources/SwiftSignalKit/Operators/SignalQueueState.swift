@@ -128,7 +128,7 @@ final class _SignalQueueState<T, E>: Disposable, @unchecked Sendable {
         }
         let replaced = self.replaceStarting()
         let id = self.beginNextLocked()
-        var spare = self.takeSpareLocked(id)
+        var spare = signal.isSingleInPlace ? nil : self.takeSpareLocked(id)
         let previous = self.currentDisposable
         self.currentDisposable = nil
         self.mutex.unlock()
@@ -248,7 +248,7 @@ final class _SignalQueueState<T, E>: Disposable, @unchecked Sendable {
                 self.pendingHead = 0
             }
             let id = self.beginNextLocked()
-            spare = self.takeSpareLocked(id)
+            spare = next.isSingleInPlace ? nil : self.takeSpareLocked(id)
             return .start(next, id)
         }
         if self.outerCompleted {
@@ -291,6 +291,9 @@ final class _SignalQueueState<T, E>: Disposable, @unchecked Sendable {
     /// one's, if one is to start.
     @inlinable
     func startAndSettle(_ signal: Signal<T, E>, _ id: Int, _ spare: inout _SignalQueueInner<T, E>?) -> Step {
+        if signal.isSingleInPlace {
+            return self.runSingle(signal.singleValue, id, &spare)
+        }
         let started = spare.take() ?? _SignalQueueInner(state: self, id: id)
         let disposable = self.startInner(signal, started)
         var inner = consume started
@@ -319,6 +322,31 @@ final class _SignalQueueState<T, E>: Disposable, @unchecked Sendable {
         self.currentDisposable = consume disposable
         self.mutex.unlock()
         return .none
+    }
+
+    /// `startAndSettle` for a `single` kept in place (current with `id`): a
+    /// constant source, whose start would deliver its value and complete at
+    /// once (`Signal.startSingle`), has nothing to subscribe to. The value
+    /// is delivered as the inner subscription's callback would (in switch
+    /// mode, only while `id` is current), then its completion is settled
+    /// as one that came during the start: no inner object, no callbacks,
+    /// no disposable. No spare was taken for it (`spare` is nil); it
+    /// receives the next one's, if one is to start.
+    @inlinable
+    func runSingle(_ value: T, _ id: Int, _ spare: inout _SignalQueueInner<T, E>?) -> Step {
+        if self.queueMode || self.currentId.load(ordering: .acquiring) == id {
+            self.subscriber.putNext(value)
+        }
+        self.mutex.lock()
+        if self.disposed || self.currentId.load(ordering: .relaxed) != id {
+            // Disposed, or replaced (switch mode) during the value.
+            self.mutex.unlock()
+            return .none
+        }
+        self.starting = false
+        let step = self.advanceLocked(&spare)
+        self.mutex.unlock()
+        return step
     }
 
     /// Takes the spare inner object, if there is one, for the inner signal

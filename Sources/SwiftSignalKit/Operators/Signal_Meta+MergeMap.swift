@@ -108,7 +108,9 @@ package func mergeMap<T, R, E>(maxConcurrent: Int, capacity: Int, overflow: Sign
 /// another) disposes what it started instead of storing it. The inner
 /// object of an inner signal that completed during its start is reused too
 /// (`spareInner`), once nothing else holds it: inner signals that complete
-/// at once make no allocation of the operator's.
+/// at once make no allocation of the operator's. A `single` kept in place
+/// takes no inner object: its value is delivered without a subscription
+/// and its slot freed at the next lock (`drive`).
 ///
 /// Thread-safety: every method may be called from any thread; the lock is
 /// never held while user code runs, a signal starts, something is disposed
@@ -326,10 +328,20 @@ final class _MergeMapState<T, R, E>: Disposable, @unchecked Sendable {
     func drive() {
         // A parked inner object to leave in `spareInner` at the next lock.
         var stash: _MergeMapInner<T, R, E>?
+        // The slot of a `single` delivered (`deliverSingle`), to free at the
+        // next lock.
+        var freed: Int?
         while true {
             self.mutex.lock()
             if let parked = stash.take(), self.spareInner == nil {
                 self.spareInner = consume parked
+            }
+            if let slot = freed.take() {
+                // As the single's completion would (`innerCompleted`).
+                if !self.finished {
+                    self.freeSlots.append(slot)
+                }
+                self.active -= 1
             }
             // Tested without taking them: only a start needs them.
             guard !self.finished, self.subscriber != nil, self.f != nil else {
@@ -361,6 +373,18 @@ final class _MergeMapState<T, R, E>: Disposable, @unchecked Sendable {
                     self.mutex.unlock()
                     return
                 }
+                let signal = f(value)
+                if signal.isSingleInPlace {
+                    // A constant source (`Signal.single`), whose start would
+                    // deliver its value and complete at once: delivered as
+                    // its callback would, with no subscription of its own;
+                    // its slot is freed at the next lock, as its completion
+                    // would free it. The spare goes back, unused.
+                    subscriber.putNext(signal.singleValue)
+                    freed = slot
+                    stash = spare.take()
+                    continue
+                }
                 let started: _MergeMapInner<T, R, E>
                 if let reused = spare.take() {
                     // Taken out of `spare`: the inner signal must hold the
@@ -370,7 +394,7 @@ final class _MergeMapState<T, R, E>: Disposable, @unchecked Sendable {
                 } else {
                     started = _MergeMapInner(state: self, subscriber: subscriber, slot: slot)
                 }
-                let disposable = self.startInner(f(value), started)
+                let disposable = self.startInner(signal, started)
                 var inner = consume started
                 self.mutex.lock()
                 if !self.finished && !inner.done {
