@@ -84,19 +84,17 @@ HEAVY = {
 # The figures in the reasons were measured under callgrind (self cost per
 # function, the row's run of 4,000 puts less its run of 2,000, against the
 # same in Swift).
-C_SINGLE_BUILT = ("the row's inner signals are C single handles (sk_signal_single), which build their Swift signal "
-                  "at each start (an allocation and its free, ~250: the one allocation more than Swift's row) and "
-                  "are subscribed as any signal (an sk_value is 24 bytes: no single kept in place, which Swift's "
-                  "row delivers without a subscription, `_SignalQueueState.runSingle`); each "
-                  "is put as an sk_value of kind signal, checked (sk_pipe_put's checks and the value's validation, "
-                  "~150), retained and released with every copy of the value (~200 more retains and releases than "
-                  "Swift's row), and unwrapped at the operator (innerSignal, ~60)")
-C_SINGLE_RETURNED = ("the row's C function returns a C single handle (sk_signal_single) per value, made, wrapped as "
-                     "an sk_value of kind signal and released through the library, and built into a Swift signal "
-                     "when the operator starts it; an sk_value is 24 bytes, so it is subscribed as any signal "
-                     "(the inner subscription's machinery: its subscriber, disposable and callbacks), where Swift's row's "
-                     "single keeps its Int in place and is delivered without a subscription "
-                     "(`_SignalQueueState.runSingle`)")
+C_SINGLE_BUILT = ("the row's inner signals are C single handles (sk_signal_single), which build their Swift single "
+                  "at each start (an allocation and its free, ~250: the one allocation more than Swift's row; the "
+                  "operator then delivers it without a subscription, as Swift's); each is put as an sk_value of "
+                  "kind signal, checked (sk_pipe_put's checks and the value's validation, ~150), retained and "
+                  "released with every copy of the value (retains and releases ~220 against Swift's row's 9), and "
+                  "unwrapped at the operator (innerSignal, ~60)")
+C_SINGLE_RETURNED = ("the row's C function returns a C single handle per value (sk_signal_single: the value checked "
+                     "and borrowed, ~115; the handle made and freed, ~250 with its allocation), taken back by the "
+                     "library (adopt, ~90) and built into a Swift single at the operator (a second allocation and "
+                     "free, ~250, and the sk_value's copy and destroy through its value witnesses, ~45); the "
+                     "operator delivers it without a subscription, as Swift's row's")
 C_VALUE_KEPT = ("the value kept is an sk_value (three words and an object reference, Swift's an Int): its copy "
                 "into the slot, the new reference's retain and the replaced one's release (~45 more than Swift's)")
 REASONS = {

@@ -8,11 +8,10 @@ typealias CSignal = Signal<SKValue, SKValue>
 ///
 /// Some handles keep what their signal is made of instead of the signal,
 /// which is built when it is used (each time, by whatever uses it): the
-/// handle of `sk_signal_single` keeps its value, built into a signal that
-/// captures the handle alone (one object where a signal built at once would
-/// be two more, the signal and its start's context: a one-value inner
-/// signal made per value, as in `sk_signal_map_to_signal`, costs one
-/// allocation instead of three); the handle of `sk_pipe_signal` keeps the
+/// handle of `sk_signal_single` keeps its value, built into a `single` that
+/// keeps a copy of it in place (one object, the signal; a meta operator
+/// such as `sk_signal_map_to_signal` delivers it without subscribing to
+/// it); the handle of `sk_pipe_signal` keeps the
 /// pipe's source (`SKUpstream.pipe`: its broadcaster, no signal object and
 /// no start context); the handle of a map or filter over a signal that is no
 /// run of stages, whose function has no release function, keeps its stage
@@ -23,7 +22,7 @@ typealias CSignal = Signal<SKValue, SKValue>
 /// object per handle, as the Swift API does per signal.
 ///
 /// Thread-safety: immutable.
-final class SKSignal: SKObject, _SingleValueHolder {
+final class SKSignal: SKObject {
     /// The signal, or the pipe source it is; nil for a single and for a run
     /// of one stage (see above). Written only by the initialisers and by
     /// deinit (see there).
@@ -157,7 +156,9 @@ final class SKSignal: SKObject, _SingleValueHolder {
             // Invariant: a built handle's source is its signal.
             preconditionFailure("a signal handle without its signal")
         case .single:
-            return CSignal.single(heldBy: self)
+            // Kept in the signal (an sk_value fits: `Signal.singleStorage`),
+            // which a meta operator delivers without a subscription.
+            return CSignal.single(self.heldValue)
         case .pipe, .stage:
             return self.buildSignal()
         }

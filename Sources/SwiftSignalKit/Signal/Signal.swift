@@ -73,7 +73,10 @@ public final class Signal<T, E>: @unchecked Sendable {
     /// bytes hold nothing. Raw bytes, not a `T?`: the deinit of a generic
     /// class looks up the metadata of `Optional<T>` to destroy one (about
     /// 320 instructions a signal released), where `T`'s own is at hand.
-    @usableFromInline @exclusivity(unchecked) var singleStorage: (UInt64, UInt64) = (0, 0)
+    /// Three words: the C API's value (`SKValue`, 24 bytes) fits, so that a
+    /// meta operator delivers a C single without subscribing to it as it
+    /// does a Swift one (`_SignalQueueState.runSingle`).
+    @usableFromInline @exclusivity(unchecked) var singleStorage: (UInt64, UInt64, UInt64) = (0, 0, 0)
 
     /// Makes a cold signal: each `start` calls `generator` with a new
     /// subscriber to emit into, and the disposable it returns cancels that
@@ -116,8 +119,8 @@ public final class Signal<T, E>: @unchecked Sendable {
     /// Whether a value of `T` fits in `singleStorage`.
     @inlinable
     static var fitsInPlace: Bool {
-        return MemoryLayout<T>.size <= MemoryLayout<(UInt64, UInt64)>.size
-            && MemoryLayout<T>.alignment <= MemoryLayout<(UInt64, UInt64)>.alignment
+        return MemoryLayout<T>.size <= MemoryLayout<(UInt64, UInt64, UInt64)>.size
+            && MemoryLayout<T>.alignment <= MemoryLayout<(UInt64, UInt64, UInt64)>.alignment
     }
 
     /// Whether this is a `single` whose value is kept in place.
@@ -345,19 +348,6 @@ public final class Signal<T, E>: @unchecked Sendable {
         })
     }
 
-    /// `single` whose value `holder` keeps, read when the signal is started:
-    /// the start captures `holder` alone, so that the signal needs no
-    /// context of its own beside it (the C layer's `sk_signal_single` handle
-    /// holds its value and builds its signal this way when it is used).
-    @inlinable
-    package static func single<Holder: _SingleValueHolder>(heldBy holder: Holder) -> Signal<T, E> where Holder.Value == T {
-        return Signal<T, E>(fused: { makeNext, _, completed in
-            makeNext(_SubscriberLiveness(_neverTerminated))?(holder.heldValue)
-            completed?()
-            return EmptyDisposable
-        })
-    }
-
     /// Completes at once, without values.
     @inlinable
     public static func complete() -> Signal<T, E> {
@@ -383,15 +373,6 @@ public final class Signal<T, E>: @unchecked Sendable {
             return EmptyDisposable
         })
     }
-}
-
-/// An object that keeps the value of a `single` signal (see
-/// `Signal.single(heldBy:)`).
-@usableFromInline
-package protocol _SingleValueHolder: AnyObject {
-    associatedtype Value
-    /// The value; the same on every read.
-    var heldValue: Value { get }
 }
 
 /// The downstream's composed value callback, as `Signal.init(delivering:)`
