@@ -330,4 +330,135 @@ final class InFlightCallsTests: XCTestCase {
             disposable.dispose()
         }
     }
+
+    // MARK: calls biased to their thread
+
+    // A subscriber's calls go uncounted on the thread its first value came
+    // from (`Subscriber.withValueCall`); a termination on another thread
+    // counts them first. Each test delivers a value before the one it
+    // holds, so that the held call is the biased owner's.
+
+    /// A completion, an error or a dispose on another thread while the
+    /// owner's call runs: the terminal event waits for that call (and is
+    /// delivered by the owner's thread, whose call returns last), no call
+    /// begins after it, and the callbacks are released after the call.
+    func testATerminationOnAnotherThreadWaitsForTheCallOfTheThreadTheValuesAreBiasedTo() {
+        final class Tracked: @unchecked Sendable {}
+        for ending in ["completion", "error", "dispose"] {
+            let source = HotSource()
+            let events = Events()
+            let entered = DispatchSemaphore(value: 0)
+            let gate = DispatchSemaphore(value: 0)
+            weak var watched: Tracked?
+            var disposable: (any Disposable)?
+            do {
+                let tracked = Tracked()
+                watched = tracked
+                disposable = source.signal.start(next: { value in
+                    withExtendedLifetime(tracked) {
+                        events.add("next \(value) begins")
+                        if value == 1 {
+                            entered.signal()
+                            XCTAssertEqual(gate.wait(timeout: .now() + waitDeadline), .success)
+                        }
+                        events.add("next \(value) ends")
+                    }
+                }, error: { _ in
+                    events.terminalThread.swap(Thread.current)
+                    events.add("error")
+                }, completed: {
+                    events.terminalThread.swap(Thread.current)
+                    events.add("completed")
+                })
+            }
+            let finished = DispatchSemaphore(value: 0)
+            let putter = Thread {
+                source.current.putNext(0)
+                source.current.putNext(1)
+                source.current.putNext(3)
+                finished.signal()
+            }
+            putter.start()
+            XCTAssertEqual(entered.wait(timeout: .now() + waitDeadline), .success, ending)
+            switch ending {
+            case "completion":
+                source.current.putCompletion()
+            case "error":
+                source.current.putError(.failed)
+            default:
+                disposable?.dispose()
+            }
+            source.current.putNext(2)
+            XCTAssertEqual(events.all, ["next 0 begins", "next 0 ends", "next 1 begins"], ending)
+            XCTAssertNotNil(watched, "\(ending): the callbacks are released while a call runs")
+            gate.signal()
+            XCTAssertEqual(finished.wait(timeout: .now() + waitDeadline), .success, ending)
+            let terminal = ["completion": ["completed"], "error": ["error"], "dispose": []][ending]!
+            XCTAssertEqual(events.all, ["next 0 begins", "next 0 ends", "next 1 begins", "next 1 ends"] + terminal, ending)
+            if ending != "dispose" {
+                XCTAssertTrue(events.terminalThread.with { $0 } === putter, "\(ending): delivered by the thread whose call returned last")
+            }
+            disposable?.dispose()
+            disposable = nil
+            XCTAssertNil(watched, "\(ending): the callbacks are kept after the subscription ended")
+        }
+    }
+
+    /// The owner's calls nested (its value callback puts into its own
+    /// subscriber): a completion on another thread while the inner one runs
+    /// waits for both, the outer one too.
+    func testATerminationOnAnotherThreadWaitsForEveryNestedCallOfTheOwner() {
+        let source = HotSource()
+        let events = Events()
+        let entered = DispatchSemaphore(value: 0)
+        let gate = DispatchSemaphore(value: 0)
+        let disposable = source.signal.start(next: { value in
+            events.add("next \(value) begins")
+            if value == 1 {
+                source.current.putNext(11)
+            }
+            if value == 11 {
+                entered.signal()
+                XCTAssertEqual(gate.wait(timeout: .now() + waitDeadline), .success)
+            }
+            events.add("next \(value) ends")
+        }, completed: {
+            events.add("completed")
+        })
+        let finished = DispatchSemaphore(value: 0)
+        Thread {
+            source.current.putNext(0)
+            source.current.putNext(1)
+            finished.signal()
+        }.start()
+        XCTAssertEqual(entered.wait(timeout: .now() + waitDeadline), .success)
+        source.current.putCompletion()
+        XCTAssertEqual(events.all, ["next 0 begins", "next 0 ends", "next 1 begins", "next 11 begins"])
+        gate.signal()
+        XCTAssertEqual(finished.wait(timeout: .now() + waitDeadline), .success)
+        XCTAssertEqual(events.all, ["next 0 begins", "next 0 ends", "next 1 begins", "next 11 begins", "next 11 ends",
+                                    "next 1 ends", "completed"])
+        disposable.dispose()
+    }
+
+    /// The owner ending its own subscription from inside its call: the
+    /// completion runs at once, nested, as without the bias.
+    func testTheOwnersCompletionFromInsideItsCallRunsAtOnceNested() {
+        let source = HotSource()
+        let events = Events()
+        let disposable = source.signal.start(next: { value in
+            events.add("next \(value) begins")
+            if value == 1 {
+                source.current.putCompletion()
+            }
+            events.add("next \(value) ends")
+        }, completed: {
+            events.add("completed")
+        })
+        source.current.putNext(0)
+        source.current.putNext(1)
+        source.current.putNext(2)
+        XCTAssertEqual(events.all, ["next 0 begins", "next 0 ends", "next 1 begins", "completed", "next 1 ends"])
+        disposable.dispose()
+    }
 }

@@ -6,7 +6,10 @@ import Synchronization
 /// `terminatedFlag` says no call may start any more, `pendingFlag` says a
 /// terminal event waits for the calls in flight, and `releasedFlag` is set
 /// by the one thread that then releases the callbacks, once no call is in
-/// flight. No lock: a call costs an atomic increment and a decrement. Bits 59
+/// flight. No lock: a call costs an atomic increment and a decrement (a
+/// subscriber's calls on the thread they are biased to, none: they are
+/// counted here once a termination revokes the bias, see
+/// `Subscriber.withValueCall`). Bits 59
 /// and 60 are left for the owner's own flags.
 ///
 /// The terminal event is ordered after every value call (the conventions'
@@ -64,7 +67,9 @@ enum _InFlightCalls {
             if current & terminatedFlag != 0 {
                 return nil
             }
-            let (exchanged, original) = state.compareExchange(expected: current, desired: (current | terminatedFlag) + 1, ordering: .acquiringAndReleasing)
+            // Sequentially consistent: a subscriber's bias of its calls
+            // relies on it (`Subscriber.acquireCallBias`).
+            let (exchanged, original) = state.compareExchange(expected: current, desired: (current | terminatedFlag) + 1, ordering: .sequentiallyConsistent)
             if exchanged {
                 return current
             }

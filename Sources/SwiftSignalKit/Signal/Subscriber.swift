@@ -1,3 +1,10 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import Synchronization
 import _SwiftSignalKitShims
 
@@ -21,8 +28,10 @@ import _SwiftSignalKitShims
 /// callback of this subscriber, on its thread, it runs at once, nested, as
 /// in the original.
 ///
-/// The per-value path takes no lock: one atomic increment and one decrement
-/// guard the callbacks against being released while a call is in flight.
+/// The per-value path takes no lock: the thread that delivers the values
+/// counts its calls in flight with plain stores (`withValueCall`), any
+/// other thread with an atomic increment and decrement; the count guards
+/// the callbacks against being released while a call is in flight.
 public final class Subscriber<T, E>: CustomStringConvertible, @unchecked Sendable {
     // State word: see `_InFlightCalls` (the count of calls in flight, the
     // terminated and released flags), plus two flags of the subscriber's own.
@@ -60,6 +69,18 @@ public final class Subscriber<T, E>: CustomStringConvertible, @unchecked Sendabl
     // generator runs; disposed on termination once `hasDisposableFlag` is set
     // (by `assignDisposable`, after the generator has returned).
     @exclusivity(unchecked) @usableFromInline var handle: _SubscriberDisposable?
+    /// The value calls' bias (see `withValueCall`): 0 before the first
+    /// value, then the token (`_sks_thread_token`, a multiple of 8) of the
+    /// thread that delivered it, whose calls then go uncounted; 2 while a
+    /// terminating thread revokes it, 1 once revoked or never to be biased.
+    @usableFromInline let callBias = Synchronization.Atomic<UInt>(0)
+    /// The owner's value calls in flight, uncounted in the state word (its
+    /// depth of nested calls). Stored by the owner alone.
+    @usableFromInline let biasedCalls = Synchronization.Atomic<UInt>(0)
+    /// How many of the owner's calls the revocation counted in the state
+    /// word: written by the terminating thread before its releasing store
+    /// of `callBias` 1, read by the owner after its load of that 1.
+    @exclusivity(unchecked) @usableFromInline var adoptedCalls: UInt = 0
 
     /// Makes a subscriber that calls `next` for each value, then `error` or
     /// `completed` at most once; a `nil` callback ignores its events.
@@ -138,14 +159,8 @@ public final class Subscriber<T, E>: CustomStringConvertible, @unchecked Sendabl
     /// `putNext`, which the compiler inlines or not as it sees fit.
     @inlinable @inline(__always)
     package func putNextInlined(_ next: T) {
-        if _InFlightCalls.enter(self.state) {
-            // Names the call on this thread (see `waitsForCalls`).
-            let depth = _sks_call_push(Unmanaged.passUnretained(self).toOpaque())
+        self.withValueCall {
             self.next.call(next)
-            _sks_call_pop(depth)
-        }
-        if let claimed = _InFlightCalls.leave(self.state) {
-            self.finish(claimed)
         }
     }
 
@@ -159,14 +174,142 @@ public final class Subscriber<T, E>: CustomStringConvertible, @unchecked Sendabl
     /// call that had passed the check reached the callbacks after it.
     @inlinable @inline(__always)
     func putNext(_ value: T, through next: _FusedNext<T>) {
-        if _InFlightCalls.enter(self.state) {
-            let depth = _sks_call_push(Unmanaged.passUnretained(self).toOpaque())
+        self.withValueCall {
             next(value)
-            _sks_call_pop(depth)
+        }
+    }
+
+    /// Runs `call`, a value call, unless the subscriber has terminated: in
+    /// flight for the terminal event and the release (`_InFlightCalls`),
+    /// and named on this thread (see `waitsForCalls`).
+    ///
+    /// Biased to the thread that delivers the values (INTERNALS.md, "A
+    /// subscriber's value calls biased to their thread"): the first value's
+    /// thread owns the calls (`acquireCallBias`, one compare-and-swap in
+    /// the subscription's life) and counts its own in `biasedCalls` with
+    /// plain stores, a compiler barrier and a load of `callBias`, where
+    /// each call made two atomic read-modify-writes of the state word (in
+    /// W5, most of a put's time). Every other thread's calls are counted
+    /// in the state word. A termination revokes the bias first
+    /// (`endCallBias`): on the owner's own thread with a store; on another
+    /// with the heavy fence, after which it reads `biasedCalls` and counts
+    /// those calls in the state word (`adoptedCalls`), so that the terminal
+    /// event waits for them as for any other, and the release too. The
+    /// owner that finds its bias gone after a call (or before one: no call
+    /// then) ends that call in the state word if the revocation counted it
+    /// (`biasedCallEnded`).
+    @inlinable @inline(__always)
+    func withValueCall(_ call: () -> Void) {
+        let me = UInt(_sks_thread_token())
+        if _fastPath(self.callBias.load(ordering: .relaxed) == me) {
+            let depth = self.biasedCalls.load(ordering: .relaxed) &+ 1
+            self.biasedCalls.store(depth, ordering: .relaxed)
+            _sks_light_fence()
+            _explore(.callEntered)
+            if _fastPath(self.callBias.load(ordering: .relaxed) == me) {
+                let slot = _sks_call_push(Unmanaged.passUnretained(self).toOpaque())
+                call()
+                _sks_call_pop(slot)
+                _explore(.callLeaving)
+                self.biasedCalls.store(depth &- 1, ordering: .releasing)
+                _sks_light_fence()
+                if _fastPath(self.callBias.load(ordering: .relaxed) == me) {
+                    return
+                }
+            } else {
+                // Revoked before the call (the subscriber terminates): none.
+                self.biasedCalls.store(depth &- 1, ordering: .releasing)
+            }
+            self.biasedCallEnded(depth)
+            return
+        }
+        if _slowPath(self.callBias.load(ordering: .relaxed) == 0) {
+            self.acquireCallBias(me)
+        }
+        if _InFlightCalls.enter(self.state) {
+            let slot = _sks_call_push(Unmanaged.passUnretained(self).toOpaque())
+            call()
+            _sks_call_pop(slot)
         }
         if let claimed = _InFlightCalls.leave(self.state) {
             self.finish(claimed)
         }
+    }
+
+    /// The first value call: biases the calls to this thread (`me`), unless
+    /// biases are paused or the kernel has no heavy fence (`_biasAllowed`:
+    /// then never). This call itself is counted in the state word. A
+    /// termination that loaded `callBias` before this thread stored its
+    /// token revokes nothing, so this thread then looks at the state word
+    /// (both sides sequentially consistent: one of the two loads sees the
+    /// other's write) and gives the bias up if it finds the subscriber
+    /// terminated.
+    @usableFromInline @inline(never)
+    func acquireCallBias(_ me: UInt) {
+        guard _biasAllowed() else {
+            _ = self.callBias.compareExchange(expected: 0, desired: 1, ordering: .relaxed)
+            return
+        }
+        guard self.callBias.compareExchange(expected: 0, desired: me, ordering: .sequentiallyConsistent).exchanged else {
+            return
+        }
+        if self.state.load(ordering: .sequentiallyConsistent) & Subscriber.terminatedFlag != 0 {
+            // No call of this thread went uncounted: nothing to hand over
+            // (a termination revoking it meanwhile finds none in flight).
+            _ = self.callBias.compareExchange(expected: me, desired: 1, ordering: .sequentiallyConsistent)
+        }
+    }
+
+    /// The owner's call at `depth` (1 for the outermost) found the bias
+    /// revoked, after the call or before it (then it made none): once the
+    /// revocation is decided, ends the call in the state word if the
+    /// revocation counted it (the outermost `adoptedCalls` calls in flight
+    /// then were; their leaves come last, innermost first).
+    @usableFromInline @inline(never)
+    func biasedCallEnded(_ depth: UInt) {
+        while self.callBias.load(ordering: .acquiring) == 2 {
+            sched_yield()
+        }
+        if depth <= self.adoptedCalls, let claimed = _InFlightCalls.leave(self.state) {
+            self.finish(claimed)
+        }
+    }
+
+    /// A termination's end of the calls' bias (`callBias` was `bias`, a
+    /// token or 2): the owner's calls in flight are counted in the state
+    /// word before the termination decides anything. On the owner's
+    /// thread, they are its own calls further up its stack. On another,
+    /// the heavy fence first: of the owner's store of `biasedCalls` then
+    /// load of `callBias`, and this thread's store of `callBias` then load
+    /// of `biasedCalls`, one load sees the other's store, so a call the
+    /// owner began either is counted here or sees the revocation and does
+    /// not run. Returns `previous` with the calls counted.
+    @usableFromInline @inline(never)
+    func endCallBias(_ bias: UInt, _ previous: Int) -> Int {
+        var adopted: UInt = 0
+        if bias == UInt(_sks_thread_token()) {
+            adopted = self.biasedCalls.load(ordering: .relaxed)
+        } else {
+            guard bias != 2, self.callBias.compareExchange(expected: bias, desired: 2, ordering: .sequentiallyConsistent).exchanged else {
+                // The owner gave the bias up (`acquireCallBias`): none of
+                // its calls went uncounted.
+                return previous
+            }
+            _sks_heavy_fence()
+            adopted = self.biasedCalls.load(ordering: .acquiring)
+            _noteBiasRevoked()
+        }
+        #if SIGNALKIT_PLANT_CALL_BIAS_BUG
+        // Planted (`make explore-measure`): the owner's calls in flight
+        // are not counted; the terminal event and the release do not wait.
+        adopted = 0
+        #endif
+        self.adoptedCalls = adopted
+        if adopted > 0 {
+            self.state.wrappingAdd(Int(adopted), ordering: .acquiringAndReleasing)
+        }
+        self.callBias.store(1, ordering: .releasing)
+        return previous &+ Int(adopted)
     }
 
     /// Delivers an error as the terminal event, then disposes the upstream.
@@ -264,8 +407,15 @@ public final class Subscriber<T, E>: CustomStringConvertible, @unchecked Sendabl
     /// once by a dispose or a failing stage: `markValuesEnded`).
     @inlinable
     func beginTermination() -> Int? {
-        guard let previous = _InFlightCalls.beginTermination(self.state) else {
+        guard var previous = _InFlightCalls.beginTermination(self.state) else {
             return nil
+        }
+        // After the word's termination (sequentially consistent, as this
+        // load: see `acquireCallBias`), the owner's uncounted calls are
+        // counted.
+        let bias = self.callBias.load(ordering: .sequentiallyConsistent)
+        if _slowPath(bias > 1) {
+            previous = self.endCallBias(bias, previous)
         }
         // Mirrored where fused stages look (see `_SubscriberLiveness`).
         self.handle?.state.bitwiseOr(_SubscriptionFlags.terminatedFlag, ordering: .releasing)
