@@ -155,15 +155,7 @@ class SKDisposable: SKObject, SKObserverFields, _BroadcasterTerminalReceiver {
         guard self.claimTerminal() else {
             return
         }
-        switch terminal {
-        case .completed:
-            self.completed?(self.ctx)
-        case let .failed(failure):
-            // A C pipe's errors are SKValues.
-            if let function = self.error, let error = failure as? SKValue {
-                error.withC { function(self.ctx, $0) }
-            }
-        }
+        deliverTerminal(terminal, to: self)
     }
 
     /// The error closure of an absorbing start: nil without an error

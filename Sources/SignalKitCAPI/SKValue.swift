@@ -14,6 +14,10 @@ struct SKValue: Equatable, @unchecked Sendable {
 
     static let `nil` = SKValue(raw: sk_value(), object: nil)
 
+    /// Whether `raw` is at the start of the struct: a value's address is
+    /// then its sk_value's (the pipe observers' calls, `rawValueCallback`).
+    static let rawIsFirst = MemoryLayout<SKValue>.offset(of: \SKValue.raw) == 0
+
     init(raw: sk_value, object: SKObject?) {
         self.raw = raw
         self.object = object

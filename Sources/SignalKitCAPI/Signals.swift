@@ -227,6 +227,30 @@ final class SKObserver: SKObserverFields {
     }
 }
 
+extension SKObserver: _BroadcasterTerminalReceiver {
+    /// A pipe's terminal event, for an observer called by address
+    /// (`rawValueCallback`): delivered once, by the thread that ends the
+    /// subscription, outside the pipe's lock.
+    func receiveTerminal(_ terminal: _BroadcasterTerminal) {
+        deliverTerminal(terminal, to: self)
+    }
+}
+
+/// Calls `callbacks`' terminal callback for a pipe's terminal event (what
+/// each `_BroadcasterTerminalReceiver` of the layer does once it may).
+@inline(__always)
+func deliverTerminal<O: SKObserverFields>(_ terminal: _BroadcasterTerminal, to callbacks: O) {
+    switch terminal {
+    case .completed:
+        callbacks.completed?(callbacks.ctx)
+    case let .failed(failure):
+        // A C pipe's errors are SKValues.
+        if let function = callbacks.error, let error = failure as? SKValue {
+            error.withC { function(callbacks.ctx, $0) }
+        }
+    }
+}
+
 /// An observer object of the C layer (`SKObserver`, `SKFailableObserver`)
 /// is made: counted, and in the registry for sk_live_objects_report while
 /// handle checking is on (which cannot change while it lives: it is
@@ -623,7 +647,14 @@ private func startWithObserver(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ s
         return releasingOnFailure(ctx: fields.ctx, release: fields.release, status)
     }
     let callbacks = SKObserver(fields)
-    let disposable = startObserving(handle.signal, callbacks, linkedTo: linkedDownstream(handle))
+    let downstream = linkedDownstream(handle)
+    let disposable: any Disposable
+    if downstream == nil, let source = handle.pipeSource, let next = fields.next {
+        // A pipe's own signal: called by address, as in `startHeldObserver`.
+        disposable = source.start(raw: rawValueCallback(next, fields.ctx), held: callbacks)
+    } else {
+        disposable = startObserving(handle.signal, callbacks, linkedTo: downstream)
+    }
     out?.pointee = SKDisposable(disposable, kind: .plain).retainedHandle(madeBy: function)
     return SKOK
 }
@@ -675,8 +706,26 @@ private func startHeldObserver(_ fields: sk_observer, _ handle: SKSignal, functi
         return subscription.retainedHandle(madeBy: function)
     }
     let subscription = makeObservingHandle(fields, stages: nil)
+    if let source = handle.pipeSource, let next = fields.next {
+        // A pipe's own signal: its values go to the C function by address
+        // (the sk_value at the start of each SKValue, `rawValueCallback`),
+        // with no closure between; the handle, which is the observer, is
+        // held until the subscription ends and receives its terminal event.
+        subscription.start(source.start(raw: rawValueCallback(next, fields.ctx), held: subscription))
+        return subscription.retainedHandle(madeBy: function)
+    }
     subscription.start(startObserving(handle.signal, subscription))
     return subscription.retainedHandle(madeBy: function)
+}
+
+/// `next(ctx, value)` as a callback the core calls with the address of each
+/// `SKValue` it delivers: the address of its `sk_value` (`SKValue.raw` is
+/// its first field, checked once here).
+@inline(__always)
+func rawValueCallback(_ next: sk_next_fn, _ ctx: UnsafeMutableRawPointer?) -> _RawValueCallback {
+    // Invariant (the library's own): SKValue's layout.
+    precondition(SKValue.rawIsFirst, "SKValue's sk_value is not at its start")
+    return _RawValueCallback(function: unsafeBitCast(next, to: (@convention(c) (UnsafeMutableRawPointer?, UnsafeRawPointer) -> Void).self), context: ctx)
 }
 
 /// The handle of a subscription that holds its observer: an `SKDisposable`

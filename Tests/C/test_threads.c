@@ -555,6 +555,121 @@ Test(threads, dispose_racing_put_next, .timeout = SK_TEST_TIMEOUT) {
     expect_no_live_objects(0);
 }
 
+/* A pipe's observers held by their disposables (sk_signal_start_held: the
+ * library calls them with the address of each value it delivers, no
+ * closure between) while threads put: each value arrives intact; a dispose
+ * made during the puts is followed by no callback on the disposing thread;
+ * each release runs once, after the observer's last callback. */
+enum { HELD_ROUNDS = 100, HELD_PUTTERS = 3, HELD_OBSERVERS = 3 };
+
+typedef struct held_observer {
+    callback_watch watch;
+    int bad_values;         /* atomic: a value not the int64 put */
+    int on_disposer_after;  /* atomic: callbacks on the disposer after its dispose returned */
+    int *dispose_returned;  /* the round's flag, atomic */
+    pthread_t disposer;
+    gate *first_value;
+    bool slow;              /* each call yields the processor a while */
+} held_observer;
+
+typedef struct held_round {
+    sk_pipe *pipe;
+    int stop;               /* atomic */
+    int dispose_returned;   /* atomic */
+    gate first_value;
+    held_observer observers[HELD_OBSERVERS];
+} held_round;
+
+static void held_next(void *ctx, const sk_value *value) {
+    held_observer *o = ctx;
+    watch_enter(&o->watch);
+    int64_t n = 0;
+    if (sk_value_get_int64(value, &n) != SK_OK || n < 0 || n % 7 != 0) {
+        __atomic_add_fetch(&o->bad_values, 1, __ATOMIC_SEQ_CST);
+    }
+    if (pthread_equal(pthread_self(), o->disposer) && __atomic_load_n(o->dispose_returned, __ATOMIC_SEQ_CST)) {
+        __atomic_add_fetch(&o->on_disposer_after, 1, __ATOMIC_SEQ_CST);
+    }
+    gate_open(o->first_value);
+    if (o->slow) {
+        /* Calls that last: the dispose and the handle's release come
+         * while some are in flight. */
+        for (int i = 0; i < 20; i++) {
+            sched_yield();
+        }
+    }
+    watch_leave(&o->watch);
+}
+
+static void held_release(void *ctx) {
+    watch_release(&((held_observer *)ctx)->watch);
+}
+
+static void *held_put(void *arg) {
+    held_round *r = arg;
+    for (int64_t i = 0; !__atomic_load_n(&r->stop, __ATOMIC_SEQ_CST); i++) {
+        sk_value v = int_value(i * 7);
+        SK_OK_OR_ABORT(sk_pipe_put(r->pipe, &v));
+    }
+    return NULL;
+}
+
+Test(threads, held_pipe_observers_get_every_value_intact_and_their_release_after_the_last_call,
+     .timeout = SK_TEST_TIMEOUT) {
+    for (int round = 0; round < HELD_ROUNDS; round++) {
+        held_round r;
+        memset(&r, 0, sizeof r);
+        gate_init(&r.first_value);
+        SK_OK_OR_FAIL(sk_pipe_create(&r.pipe, false));
+        sk_signal *signal = NULL;
+        SK_OK_OR_FAIL(sk_pipe_signal(&signal, r.pipe));
+        sk_disposable *subscriptions[HELD_OBSERVERS];
+        for (int i = 0; i < HELD_OBSERVERS; i++) {
+            held_observer *o = &r.observers[i];
+            o->dispose_returned = &r.dispose_returned;
+            o->disposer = pthread_self();
+            o->first_value = &r.first_value;
+            o->slow = i == 0;
+            sk_observer observer = { held_next, NULL, NULL, o, held_release };
+            SK_OK_OR_FAIL(sk_signal_start_held(&subscriptions[i], signal, &observer));
+        }
+        sk_signal_release(signal);
+        pthread_t putters[HELD_PUTTERS];
+        for (int i = 0; i < HELD_PUTTERS; i++) {
+            cr_assert_eq(pthread_create(&putters[i], NULL, held_put, &r), 0);
+        }
+        cr_assert(gate_wait(&r.first_value, SK_WAIT_SECONDS), "round %d: no value arrived", round);
+        /* The first observer is disposed while the threads put; a value put
+         * by the disposing thread afterwards reaches nobody through it. */
+        sk_disposable_dispose(subscriptions[0]);
+        __atomic_store_n(&r.dispose_returned, 1, __ATOMIC_SEQ_CST);
+        sk_value v = int_value(7);
+        SK_OK_OR_FAIL(sk_pipe_put(r.pipe, &v));
+        cr_assert_eq(__atomic_load_n(&r.observers[0].on_disposer_after, __ATOMIC_SEQ_CST), 0,
+                     "round %d: a callback on the disposing thread after dispose returned", round);
+        /* The handle let go while the threads put: the release waits for
+         * the subscription. */
+        sk_disposable_release(subscriptions[0]);
+        __atomic_store_n(&r.stop, 1, __ATOMIC_SEQ_CST);
+        for (int i = 0; i < HELD_PUTTERS; i++) {
+            pthread_join(putters[i], NULL);
+        }
+        for (int i = 1; i < HELD_OBSERVERS; i++) {
+            sk_disposable_dispose(subscriptions[i]);
+            sk_disposable_release(subscriptions[i]);
+        }
+        sk_pipe_release(r.pipe);
+        SK_OK_OR_FAIL(sk_live_objects_wait(0, SK_WAIT_SECONDS));
+        for (int i = 0; i < HELD_OBSERVERS; i++) {
+            watch_expect(&r.observers[i].watch, "observer", i);
+            cr_assert_eq(__atomic_load_n(&r.observers[i].bad_values, __ATOMIC_SEQ_CST), 0,
+                         "round %d, observer %d: a value not the one put", round, i);
+        }
+        gate_destroy(&r.first_value);
+    }
+    expect_no_live_objects(0);
+}
+
 /* Two threads dispose the same subscription while a third emits. */
 typedef struct double_dispose {
     sk_disposable *d;

@@ -47,14 +47,17 @@ final class InFlightCallsTests: XCTestCase {
 
     /// Starts `signal`; a value of 1 blocks its callback (on whichever thread
     /// delivers it) until `gate` is signalled, after signalling `entered`.
-    private func observe(_ signal: Signal<Int, TestError>, _ events: Events, entered: DispatchSemaphore, gate: DispatchSemaphore) -> Disposable {
+    /// The callbacks hold `holding` (to see when they are released).
+    private func observe(_ signal: Signal<Int, TestError>, _ events: Events, entered: DispatchSemaphore, gate: DispatchSemaphore, holding: AnyObject? = nil) -> Disposable {
         return signal.start(next: { value in
-            events.add("next \(value) begins")
-            if value == 1 {
-                entered.signal()
-                XCTAssertEqual(gate.wait(timeout: .now() + waitDeadline), .success)
+            withExtendedLifetime(holding) {
+                events.add("next \(value) begins")
+                if value == 1 {
+                    entered.signal()
+                    XCTAssertEqual(gate.wait(timeout: .now() + waitDeadline), .success)
+                }
+                events.add("next \(value) ends")
             }
-            events.add("next \(value) ends")
         }, error: { _ in
             events.terminalThread.swap(Thread.current)
             events.add("error")
@@ -354,22 +357,7 @@ final class InFlightCallsTests: XCTestCase {
             do {
                 let tracked = Tracked()
                 watched = tracked
-                disposable = source.signal.start(next: { value in
-                    withExtendedLifetime(tracked) {
-                        events.add("next \(value) begins")
-                        if value == 1 {
-                            entered.signal()
-                            XCTAssertEqual(gate.wait(timeout: .now() + waitDeadline), .success)
-                        }
-                        events.add("next \(value) ends")
-                    }
-                }, error: { _ in
-                    events.terminalThread.swap(Thread.current)
-                    events.add("error")
-                }, completed: {
-                    events.terminalThread.swap(Thread.current)
-                    events.add("completed")
-                })
+                disposable = self.observe(source.signal, events, entered: entered, gate: gate, holding: tracked)
             }
             let finished = DispatchSemaphore(value: 0)
             let putter = Thread {

@@ -180,4 +180,13 @@ package struct _SignalPipeSource<T, E> {
     package func startFusing(_ makeNext: (_SubscriberLiveness) -> ((T) -> Void)?, receiver: any _BroadcasterTerminalReceiver) -> any Disposable {
         return self.broadcaster.subscribe(makeNext, held: receiver, { _, _ in }).0
     }
+
+    /// Starts a subscription of the pipe whose values go to `callback` by
+    /// address (`_RawValueCallback`); `held` is held until the subscription
+    /// has ended and its last call has returned, and receives the pipe's
+    /// terminal event when it is a `_BroadcasterTerminalReceiver`.
+    @inlinable
+    package func start(raw callback: _RawValueCallback, held: AnyObject) -> any Disposable {
+        return self.broadcaster.subscribe(raw: callback, held: held, { _, _ in }).0
+    }
 }

@@ -131,6 +131,14 @@ final class _Broadcaster<T, State>: @unchecked Sendable {
     /// lock: 0 before the first publication, 1 once revoked (or when it
     /// cannot be biased). Written under the lock.
     @usableFromInline let bias = Synchronization.Atomic<UInt>(0)
+    /// Set once a subscription with a value callback by address
+    /// (`_RawValueCallback`) is added, never cleared: a delivery runs the
+    /// loop that can call one (`run(_:over:raw:)`) only then, and the
+    /// closures' loop stays as it was. Stored under the lock before the
+    /// entry is in the bag; a delivery reads it after taking its snapshot
+    /// (under the lock, or in a biased publication, which a subscription
+    /// from another thread revokes first).
+    @usableFromInline let hasRawEntries = Synchronization.Atomic<Bool>(false)
     /// 1 while the biased thread runs a publication's bookkeeping without
     /// the lock, 0 otherwise; stored by that thread alone.
     @usableFromInline let biasBusy = Synchronization.Atomic<Int>(0)
@@ -255,11 +263,11 @@ final class _Broadcaster<T, State>: @unchecked Sendable {
                 // `_BroadcasterSubscribers.lend`).
                 let targets = self.subscribers.lend()
                 self.mutex.unlock()
-                Self.run(next, over: targets)
+                Self.run(next, over: targets, raw: self.hasRawEntries.load(ordering: .relaxed))
             } else {
                 let targets = self.targetsWhileReplaying(for: next)
                 self.mutex.unlock()
-                Self.run(next, to: targets)
+                Self.run(next, to: targets, raw: self.hasRawEntries.load(ordering: .relaxed))
             }
             self.leaveOwner()
             return
@@ -302,7 +310,7 @@ final class _Broadcaster<T, State>: @unchecked Sendable {
         self.deliveringThreads.append(DeliveringThread(thread: me, pending: [], ticket: self.tickets))
         self.deliveringCount += 1
         self.mutex.unlock()
-        Self.run(next, to: targets)
+        Self.run(next, to: targets, raw: self.hasRawEntries.load(ordering: .relaxed))
         self.leaveDelivering()
     }
 
@@ -338,7 +346,24 @@ final class _Broadcaster<T, State>: @unchecked Sendable {
     func subscribe<R>(_ makeNext: (_SubscriberLiveness) -> ((T) -> Void)?, held: AnyObject?, _ body: (inout T?, inout State) -> R) -> (any Disposable, R) {
         let entry = Entry(owner: self, held: held)
         entry.next = _BorrowedCallback(makeNext(_SubscriberLiveness(entry)))
+        return self.subscribe(entry, body)
+    }
+
+    /// `subscribe(_:held:_:)` with a value callback by address (see
+    /// `_RawValueCallback`): no stages, no closure. `held` is also kept
+    /// until the last call has returned (`_BroadcasterRawEntry`).
+    @inlinable
+    func subscribe<R>(raw callback: _RawValueCallback, held: AnyObject, _ body: (inout T?, inout State) -> R) -> (any Disposable, R) {
+        return self.subscribe(_BroadcasterRawEntry(owner: self, held: held, raw: callback), body)
+    }
+
+    /// Publishes `entry` (made, not yet published) and replays to it.
+    @inlinable
+    func subscribe<R>(_ entry: Entry, _ body: (inout T?, inout State) -> R) -> (any Disposable, R) {
         self.lock()
+        if entry.state.load(ordering: .relaxed) & _BroadcasterEntryBase.rawCallbackFlag != 0 {
+            self.hasRawEntries.store(true, ordering: .relaxed)
+        }
         let previous = (self.value, self.state)
         let result = body(&self.value, &self.state)
         if self.closed {
@@ -575,7 +600,7 @@ final class _Broadcaster<T, State>: @unchecked Sendable {
             self.ownerPending = []
             self.mutex.unlock()
             for delivery in pending {
-                Self.run(delivery.value, to: delivery.targets)
+                Self.run(delivery.value, to: delivery.targets, raw: self.hasRawEntries.load(ordering: .relaxed))
             }
         }
         if self.ownerTerminalPending {
@@ -641,7 +666,7 @@ final class _Broadcaster<T, State>: @unchecked Sendable {
             self.deliveringThreads[i].pending = []
             self.mutex.unlock()
             for delivery in pending {
-                Self.run(delivery.value, to: delivery.targets)
+                Self.run(delivery.value, to: delivery.targets, raw: self.hasRawEntries.load(ordering: .relaxed))
             }
         }
     }
@@ -649,9 +674,9 @@ final class _Broadcaster<T, State>: @unchecked Sendable {
     /// Delivers `value` to `targets` (a snapshot of the subscriptions).
     /// Always inlined (see `targets(for:)`).
     @inlinable @inline(__always)
-    static func run(_ value: T, to targets: [_BroadcasterEntryBase?]) {
+    static func run(_ value: T, to targets: [_BroadcasterEntryBase?], raw: Bool) {
         targets.withUnsafeBufferPointer { targets in
-            Self.run(value, over: targets)
+            Self.run(value, over: targets, raw: raw)
             // The reads of the snapshot end here (see _BroadcasterSubscribers).
             _TSan.release(UnsafeRawPointer(targets.baseAddress))
         }
@@ -662,14 +687,30 @@ final class _Broadcaster<T, State>: @unchecked Sendable {
     /// held, or the bag's buffer lent to the owner slot's delivery: no
     /// annotation for ThreadSanitizer, which sees the owner slot's release
     /// and the acquiring load of the change that follows).
+    /// With `raw` (the broadcaster `hasRawEntries`), the loop that can call
+    /// a callback by address, given the value's address taken once; else
+    /// the closures' loop alone.
     @inlinable @inline(__always)
-    static func run(_ value: T, over targets: UnsafeBufferPointer<_BroadcasterEntryBase?>) {
+    static func run(_ value: T, over targets: UnsafeBufferPointer<_BroadcasterEntryBase?>, raw: Bool) {
         // The buffer holds every target for the whole delivery: each is
         // used at +0, without a retain and release per subscription. Holes
         // (nil) are subscriptions removed before the value was published.
-        for index in targets.indices where targets[index] != nil {
-            Unmanaged.passUnretained(targets[index].unsafelyUnwrapped)._withUnsafeGuaranteedRef { entry in
-                unsafeDowncast(entry, to: Entry.self).deliver(value)
+        if _fastPath(!raw) {
+            for index in targets.indices where targets[index] != nil {
+                Unmanaged.passUnretained(targets[index].unsafelyUnwrapped)._withUnsafeGuaranteedRef { entry in
+                    unsafeDowncast(entry, to: Entry.self).deliverToClosure(value)
+                }
+            }
+            return
+        }
+        // The value's address, taken without the stack check a plain
+        // `withUnsafePointer` brings (a guard word stored and compared in
+        // every publication the loop is inlined into), borrowed: no copy.
+        _withUnprotectedUnsafePointer(to: value) { address in
+            for index in targets.indices where targets[index] != nil {
+                Unmanaged.passUnretained(targets[index].unsafelyUnwrapped)._withUnsafeGuaranteedRef { entry in
+                    unsafeDowncast(entry, to: Entry.self).deliver(value, at: address)
+                }
             }
         }
     }

@@ -151,7 +151,7 @@ extension _Broadcaster {
         Self.handOffState()
         self.biasBusy.store(0, ordering: .releasing)
         _explore(.mutexUnlocked)
-        Self.run(next, over: targets)
+        Self.run(next, over: targets, raw: self.hasRawEntries.load(ordering: .relaxed))
         self.leaveOwnerBiased(me)
     }
 

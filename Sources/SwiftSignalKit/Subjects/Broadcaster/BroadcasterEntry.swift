@@ -26,15 +26,37 @@ import Synchronization
 /// at once; `backlog` (and the base's `slot`) are guarded by the
 /// broadcaster's lock; `dispose` may be called from any thread, any number of
 /// times.
+/// A value callback that takes the value by address: a C function and its
+/// context, called with the address of the value being delivered (valid
+/// for the call), for a broadcaster's subscription (`_SignalPipeSource.start(raw:held:)`).
+/// The C API's observers of a pipe are called so: a closure calling the C
+/// function copied each value into a C struct of its own first, in a frame
+/// of its own (14 instructions a delivery, C W3). The context is the
+/// caller's; whatever must live while it is called is the subscription's
+/// `held` object, released after the last call.
+///
+/// Thread-safety: immutable.
 @usableFromInline
-final class _BroadcasterEntry<T, State>: _BroadcasterEntryBase, Disposable, @unchecked Sendable {
+package struct _RawValueCallback {
+    @usableFromInline let function: @convention(c) (UnsafeMutableRawPointer?, UnsafeRawPointer) -> Void
+    @usableFromInline let context: UnsafeMutableRawPointer?
+
+    @inlinable
+    package init(function: @convention(c) (UnsafeMutableRawPointer?, UnsafeRawPointer) -> Void, context: UnsafeMutableRawPointer?) {
+        self.function = function
+        self.context = context
+    }
+}
+
+@usableFromInline
+class _BroadcasterEntry<T, State>: _BroadcasterEntryBase, Disposable, @unchecked Sendable {
     // The value callback is written at init (before the entry is published)
     // and then only by the single thread that releases it, once no thread
     // that could call it is delivering (see `_BroadcasterRetirement`): the
     // broadcaster's lock orders the accesses, so the dynamic exclusivity
     // checks are switched off. It is called borrowed, without a retain (see
     // `_BorrowedCallback`).
-    @exclusivity(unchecked) @usableFromInline var next: _BorrowedCallback<T>
+    @exclusivity(unchecked) @usableFromInline final var next: _BorrowedCallback<T>
     /// What the subscription holds until it ends: the owner of a promise
     /// (whose subscribers keep it alive) and the terminal callbacks, in a
     /// `_BroadcasterHeld`, or a caller's own `_BroadcasterTerminalReceiver`.
@@ -44,14 +66,14 @@ final class _BroadcasterEntry<T, State>: _BroadcasterEntryBase, Disposable, @unc
     /// the terminal event, which is rare, rather than kept as an
     /// existential: a word more in every subscription, which took the entry
     /// to the allocator's next chunk).
-    @exclusivity(unchecked) @usableFromInline var held: AnyObject?
+    @exclusivity(unchecked) @usableFromInline final var held: AnyObject?
     /// Non-nil while the entry's replay is being delivered: the values
     /// published meanwhile wait here.
     /// (A box, not an optional array: the entry's deinit, which runs
     /// unspecialized, then destroys a plain reference.)
-    @exclusivity(unchecked) @usableFromInline var backlog: _BroadcasterBacklog<T>?
+    @exclusivity(unchecked) @usableFromInline final var backlog: _BroadcasterBacklog<T>?
     /// Held strongly: the broadcaster holds its entries only until they end.
-    @usableFromInline let owner: _Broadcaster<T, State>
+    @usableFromInline final let owner: _Broadcaster<T, State>
 
     @inlinable
     init(owner: _Broadcaster<T, State>, held: AnyObject?) {
@@ -68,7 +90,18 @@ final class _BroadcasterEntry<T, State>: _BroadcasterEntryBase, Disposable, @unc
     /// disposed it, or failed), its ending need not wait for this thread's
     /// other deliveries (`_Broadcaster.endedDuringCall`).
     @inlinable @inline(__always)
-    func deliver(_ value: T) {
+    final func deliver(_ value: T) {
+        if _slowPath(self.state.load(ordering: .relaxed) & _BroadcasterEntryBase.rawCallbackFlag != 0) {
+            _withUnprotectedUnsafePointer(to: value) { self.deliver(value, at: $0) }
+            return
+        }
+        self.deliverToClosure(value)
+    }
+
+    /// `deliver(_:)` to a subscription with a closure (a broadcaster that
+    /// has none by address: `_Broadcaster.hasRawEntries` false).
+    @inlinable @inline(__always)
+    final func deliverToClosure(_ value: T) {
         if self.state.load(ordering: .acquiring) & _SubscriptionFlags.terminatedFlag == 0 {
             _explore(.callEntered)
             self.next.call(value)
@@ -79,6 +112,33 @@ final class _BroadcasterEntry<T, State>: _BroadcasterEntryBase, Disposable, @unc
         }
     }
 
+    /// `deliver(_:)` with the value's address at hand (`address`: a
+    /// subscription with a callback by address is called with it), for a
+    /// delivery to many subscriptions (`_Broadcaster.run(_:over:)`), which
+    /// takes it once.
+    @inlinable @inline(__always)
+    final func deliver(_ value: T, at address: UnsafePointer<T>) {
+        let state = self.state.load(ordering: .acquiring)
+        if state & (_SubscriptionFlags.terminatedFlag | _BroadcasterEntryBase.rawCallbackFlag) == 0 {
+            _explore(.callEntered)
+            self.next.call(value)
+            _explore(.callLeaving)
+            if _slowPath(self.state.load(ordering: .relaxed) & _SubscriptionFlags.terminatedFlag != 0) {
+                self.owner.endedDuringCall(self)
+            }
+        } else if state & _SubscriptionFlags.terminatedFlag == 0 {
+            _explore(.callEntered)
+            // Invariant: `rawCallbackFlag` is set only in a raw entry.
+            let raw = unsafeDowncast(self, to: _BroadcasterRawEntry<T, State>.self).raw
+            raw.function(raw.context, UnsafeRawPointer(address))
+            _explore(.callLeaving)
+            if _slowPath(self.state.load(ordering: .relaxed) & _SubscriptionFlags.terminatedFlag != 0) {
+                self.owner.endedDuringCall(self)
+            }
+        }
+    }
+
+
     /// Passes the link to what the subscription holds when it is a `share`
     /// subscriber's (`sharedMemberFlag`: its `_SharedSubscription`), so that
     /// the walks of `Subscriber.isEnded` go on through it; a plain
@@ -86,7 +146,7 @@ final class _BroadcasterEntry<T, State>: _BroadcasterEntryBase, Disposable, @unc
     /// Called while the value callback is being made (`makeNext`), before
     /// the entry is published: `held` is still the subscriber's own.
     @usableFromInline
-    override func linkDownstream(_ downstream: _SubscriberDisposable?) {
+    final override func linkDownstream(_ downstream: _SubscriberDisposable?) {
         if self.isSharedMember {
             (self.held as? any _BroadcasterDownstreamLinking)?.linkDownstream(downstream)
         }
@@ -95,7 +155,7 @@ final class _BroadcasterEntry<T, State>: _BroadcasterEntryBase, Disposable, @unc
     /// Ends the subscription: no callback starts after this returns; the
     /// entry leaves the broadcaster.
     @inlinable
-    func dispose() {
+    final func dispose() {
         _ = self.end(removing: true)
     }
 
@@ -109,7 +169,7 @@ final class _BroadcasterEntry<T, State>: _BroadcasterEntryBase, Disposable, @unc
     /// callbacks are released after it. Nothing if the subscription had
     /// already ended.
     @inlinable
-    func terminate(_ terminal: _BroadcasterTerminal) {
+    final func terminate(_ terminal: _BroadcasterTerminal) {
         if let ending = self.takeEnding(terminal) {
             self.owner.retire(self, removing: false, ending: ending)
         }
@@ -118,7 +178,7 @@ final class _BroadcasterEntry<T, State>: _BroadcasterEntryBase, Disposable, @unc
     /// Marks the subscription ended by `terminal` and takes what it holds
     /// into the ending that delivers it; nil when it had already ended.
     @inlinable
-    func takeEnding(_ terminal: _BroadcasterTerminal) -> _BroadcasterEnding? {
+    final func takeEnding(_ terminal: _BroadcasterTerminal) -> _BroadcasterEnding? {
         let previous = self.state.bitwiseOr(_SubscriptionFlags.terminatedFlag, ordering: .acquiringAndReleasing).oldValue
         if previous & _SubscriptionFlags.terminatedFlag != 0 {
             return nil
@@ -137,7 +197,7 @@ final class _BroadcasterEntry<T, State>: _BroadcasterEntryBase, Disposable, @unc
     /// after the caller's dispose of it had returned, which could not drop
     /// it, the start having returned an empty disposable.)
     @inlinable
-    func terminateUnlisted(_ terminal: _BroadcasterTerminal) {
+    final func terminateUnlisted(_ terminal: _BroadcasterTerminal) {
         guard let ending = self.takeEnding(terminal) else {
             return
         }
@@ -151,7 +211,7 @@ final class _BroadcasterEntry<T, State>: _BroadcasterEntryBase, Disposable, @unc
     /// `Subscriber.terminate(delivering:)`), ordered after the value calls
     /// in flight as `terminate` is. False when it had already ended.
     @usableFromInline
-    override func terminate(delivering deliver: @escaping () -> Void) -> Bool {
+    final override func terminate(delivering deliver: @escaping () -> Void) -> Bool {
         // A failing stage: nothing passes after it (`valuesEndedFlag` at once).
         let previous = self.state.bitwiseOr(_SubscriptionFlags.terminatedFlag | _SubscriptionFlags.valuesEndedFlag, ordering: .acquiringAndReleasing).oldValue
         if previous & _SubscriptionFlags.terminatedFlag != 0 {
@@ -170,7 +230,7 @@ final class _BroadcasterEntry<T, State>: _BroadcasterEntryBase, Disposable, @unc
     /// a terminal event still waiting for the calls in flight is dropped
     /// then (nothing starts after a dispose on its thread).
     @inlinable
-    func end(removing: Bool) -> Bool {
+    final func end(removing: Bool) -> Bool {
         let previous = self.state.bitwiseOr(_SubscriptionFlags.terminatedFlag | _InFlightCalls.droppedFlag | _SubscriptionFlags.valuesEndedFlag, ordering: .acquiringAndReleasing).oldValue
         if previous & _SubscriptionFlags.terminatedFlag != 0 {
             if previous & _InFlightCalls.droppedFlag == 0 {
@@ -191,7 +251,29 @@ final class _BroadcasterEntry<T, State>: _BroadcasterEntryBase, Disposable, @unc
     /// the entry or the last of the threads delivering then (see
     /// `_BroadcasterRetirement`), outside every lock.
     @inlinable
-    override func releaseCallback() {
+    final override func releaseCallback() {
         _ = self.next.take()
+    }
+}
+
+/// A subscription whose values go to a callback by address
+/// (`_RawValueCallback`, `rawCallbackFlag`): a subclass, so that the
+/// callback's two words are in these subscriptions alone (the others keep
+/// their size, and their allocator's chunk). `owner` (what the callback's
+/// context needs) is released after the last call, as a closure's context
+/// is: it is held in `next`'s place, by a closure never called
+/// (`releaseCallback` lets it go).
+///
+/// Thread-safety: as `_BroadcasterEntry`; `raw` is immutable.
+@usableFromInline
+final class _BroadcasterRawEntry<T, State>: _BroadcasterEntry<T, State>, @unchecked Sendable {
+    @usableFromInline let raw: _RawValueCallback
+
+    @inlinable
+    init(owner: _Broadcaster<T, State>, held: AnyObject, raw: _RawValueCallback) {
+        self.raw = raw
+        super.init(owner: owner, held: held)
+        self.next = _BorrowedCallback({ _ in _fixLifetime(held) })
+        self.state.bitwiseOr(_BroadcasterEntryBase.rawCallbackFlag, ordering: .relaxed)
     }
 }

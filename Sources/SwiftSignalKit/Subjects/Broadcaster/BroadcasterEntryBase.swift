@@ -18,6 +18,12 @@ class _BroadcasterEntryBase: _SubscriptionFlags, @unchecked Sendable {
     /// (`_disposeEarly`).
     @usableFromInline static var sharedMemberFlag: Int { 1 << 58 }
 
+    /// A bit of the state word: the subscription's values go to a callback
+    /// by address (`_BroadcasterEntry.raw`), not to its closure. Set before
+    /// the entry is published; tested with `terminatedFlag` in one step, so
+    /// that a closure's delivery tests nothing more.
+    @usableFromInline static var rawCallbackFlag: Int { 1 << 60 }
+
     /// Sets `sharedMemberFlag`: only before the entry is published.
     @inlinable
     final func markSharedMember() {
