@@ -373,6 +373,7 @@ static int race_rounds(void) {
 typedef struct {
     sk_ffi_trampoline *held; /* this caller's own reference */
     gate called;             /* opened after its first call */
+    pthread_barrier_t *go;   /* passed once every caller made its first call */
     int *stop;
 } race_caller;
 
@@ -381,6 +382,12 @@ static void *race_call(void *arg) {
     void (*fn)(int64_t) = (void (*)(int64_t))sk_ffi_trampoline_function(c->held);
     fn(1);
     gate_open(&c->called);
+    /* The calls race from here, once every caller has made its first: a
+     * caller looping before then could keep the others from their first
+     * call under valgrind, which runs one thread at a time and hands its
+     * lock over unfairly (it did: the test waited for a first call for
+     * SK_WAIT_SECONDS). */
+    pthread_barrier_wait(c->go);
     while (!__atomic_load_n(c->stop, __ATOMIC_ACQUIRE)) {
         fn(1);
     }
@@ -396,15 +403,19 @@ Test(ffi_trampoline, close_and_last_release_race_calls_on_other_threads) {
         int stop = 0;
         race_caller callers[RACE_THREADS];
         pthread_t threads[RACE_THREADS];
+        pthread_barrier_t go;
+        cr_assert_eq(pthread_barrier_init(&go, NULL, RACE_THREADS + 1), 0);
         for (int i = 0; i < RACE_THREADS; i++) {
             callers[i].held = sk_ffi_trampoline_retain(p.trampoline);
             gate_init(&callers[i].called);
+            callers[i].go = &go;
             callers[i].stop = &stop;
             cr_assert_eq(pthread_create(&threads[i], NULL, race_call, &callers[i]), 0);
         }
         for (int i = 0; i < RACE_THREADS; i++) {
             cr_assert(gate_wait(&callers[i].called, SK_WAIT_SECONDS));
         }
+        pthread_barrier_wait(&go);
         if (round % 2 == 0) {
             sk_ffi_trampoline_close(p.trampoline); /* calls become no-ops mid-loop */
         }
@@ -415,6 +426,7 @@ Test(ffi_trampoline, close_and_last_release_race_calls_on_other_threads) {
             pthread_join(threads[i], NULL);
             gate_destroy(&callers[i].called);
         }
+        pthread_barrier_destroy(&go);
         cr_assert_eq(sk_ffi_live_objects(), 1, "round %d: the trampoline outlived its last reference", round);
         piped_close(&p); /* releases the signature */
     }
